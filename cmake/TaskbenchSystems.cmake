@@ -1,0 +1,91 @@
+# Helpers shared by every system folder: optional-system detection and the configure summary.
+
+# taskbench_optional(<NAME> <FOUND> <REASON-IF-NOT-FOUND>) sets TASKBENCH_ENABLE_<NAME> from
+# TASKBENCH_WITH_<NAME> = AUTO (default: on when found) | ON (fail when not found) | OFF.
+function(taskbench_optional name found reason)
+  set(TASKBENCH_WITH_${name} AUTO CACHE STRING "Build ${name}: AUTO, ON or OFF")
+  set_property(CACHE TASKBENCH_WITH_${name} PROPERTY STRINGS AUTO ON OFF)
+  set(mode ${TASKBENCH_WITH_${name}})
+  if(mode STREQUAL "OFF")
+    set(enable OFF)
+    set(why "disabled by TASKBENCH_WITH_${name}=OFF")
+  elseif(found)
+    set(enable ON)
+    set(why "")
+  elseif(mode STREQUAL "ON")
+    message(FATAL_ERROR "TASKBENCH_WITH_${name}=ON but ${reason}")
+  else()
+    set(enable OFF)
+    set(why "${reason}")
+  endif()
+  set(TASKBENCH_ENABLE_${name} ${enable} PARENT_SCOPE)
+  set_property(GLOBAL PROPERTY TASKBENCH_ENABLE_${name} ${enable})
+  set_property(GLOBAL APPEND PROPERTY TASKBENCH_SUMMARY "${name}|${enable}|${why}")
+endfunction()
+
+# taskbench_add_system(<name> SOURCES ... [LIBRARIES ...]): build/bin/<name>, installed.
+function(taskbench_add_system name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${name} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE taskbench::core ${arg_LIBRARIES})
+  install(TARGETS ${name} RUNTIME DESTINATION bin)
+  set_property(GLOBAL APPEND PROPERTY TASKBENCH_SYSTEMS ${name})
+endfunction()
+
+function(taskbench_print_summary)
+  get_property(rows GLOBAL PROPERTY TASKBENCH_SUMMARY)
+  get_property(systems GLOBAL PROPERTY TASKBENCH_SYSTEMS)
+  message(STATUS "taskbench configuration (${CMAKE_BUILD_TYPE}, sanitizers: ${TASKBENCH_SANITIZE}):")
+  foreach(row IN LISTS rows)
+    string(REPLACE "|" ";" f "${row}")
+    list(GET f 0 name)
+    list(GET f 1 on)
+    list(GET f 2 why)
+    if(on)
+      message(STATUS "  ${name}: on")
+    else()
+      message(STATUS "  ${name}: off (${why})")
+    endif()
+  endforeach()
+  message(STATUS "  systems built: ${systems}")
+endfunction()
+
+# LLVM's OpenMP runtime beside GCC's: the same source compiled by clang++-19 against libomp and
+# linked with the (GCC-built) core, so both runtimes are compared on identical code.
+find_program(TASKBENCH_CLANGXX_19 clang++-19)
+find_library(TASKBENCH_LIBOMP_19 omp PATHS /usr/lib/llvm-19/lib NO_DEFAULT_PATH)
+if(TASKBENCH_SANITIZE)
+  taskbench_optional(OPENMP_LLVM FALSE "sanitizer builds use GCC's runtimes only")
+elseif(TASKBENCH_CLANGXX_19 AND TASKBENCH_LIBOMP_19)
+  taskbench_optional(OPENMP_LLVM TRUE "")
+else()
+  taskbench_optional(OPENMP_LLVM FALSE "clang++-19 or libomp-19 not found (apt-get install clang-19 libomp-19-dev)")
+endif()
+
+function(taskbench_add_llvm_openmp_variant name source)
+  if(NOT TASKBENCH_ENABLE_OPENMP_LLVM)
+    return()
+  endif()
+  get_filename_component(src ${source} ABSOLUTE)
+  get_filename_component(libomp_dir ${TASKBENCH_LIBOMP_19} DIRECTORY)
+  set(out ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name})
+  set(flags -std=c++17 -O3 -Wall -Wno-invalid-feature-combination -fopenmp=libomp)
+  if(TASKBENCH_NATIVE)
+    list(APPEND flags -march=native)
+  endif()
+  get_property(blas GLOBAL PROPERTY TASKBENCH_ENABLE_BLAS)
+  set(libs $<TARGET_FILE:taskbench_core> -lpthread)
+  if(blas)
+    list(APPEND libs ${TASKBENCH_OPENBLAS_LIBRARY})
+  endif()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${TASKBENCH_CLANGXX_19} ${flags} -I${PROJECT_SOURCE_DIR}/core/include -MD -MF ${out}.d
+            ${src} ${libs} -Wl,-rpath,${libomp_dir} -o ${out}
+    DEPENDS ${src} taskbench_core
+    DEPFILE ${out}.d
+    COMMENT "Building ${name} with clang++-19 and LLVM's OpenMP runtime"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${out})
+  install(PROGRAMS ${out} DESTINATION bin)
+  set_property(GLOBAL APPEND PROPERTY TASKBENCH_SYSTEMS ${name})
+endfunction()

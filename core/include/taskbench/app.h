@@ -1,0 +1,80 @@
+// taskbench C++ API: the application a system's main() builds from argv.
+//   App app(argc, argv, {"my_system"});
+//   double start = taskbench::wall_time();  ... run every graph's tasks ...
+//   app.report(taskbench::wall_time() - start);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "taskbench/task_graph.h"
+
+#if defined(__clang__)
+#define TASKBENCH_COMPILER_STRING "clang " __clang_version__
+#elif defined(__GNUC__)
+#define TASKBENCH_COMPILER_STRING "gcc " __VERSION__
+#else
+#define TASKBENCH_COMPILER_STRING "unknown"
+#endif
+
+namespace taskbench {
+
+// A flag a system declares, e.g. {"-worker", "N", "worker threads (default: cores)", 1}.
+// An empty value_name makes it a switch.
+struct SystemFlag {
+  std::string name;
+  std::string value_name;
+  std::string help;
+  long min_value = 0;
+};
+
+struct AppOptions {
+  std::string system = "unknown";
+  std::vector<SystemFlag> flags;
+  bool width_defaults_to_cores = false;
+  std::string version;
+  // Evaluated where AppOptions is built, i.e. records the system's compiler, not the core's.
+  std::string compiler = TASKBENCH_COMPILER_STRING;
+};
+
+class App {
+ public:
+  // Parses argv; on an invalid flag prints one line and exits with status 2, on -h prints
+  // the help and exits 0. Checks every graph's consistency unless -skip-graph-validation.
+  App(int argc, char** argv, AppOptions options = {});
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  const std::vector<TaskGraph>& graphs() const;
+  long flag(const std::string& name, long default_value) const;  // a system flag's value
+  int verbosity() const;
+  long nodes() const;
+  const AppOptions& options() const;
+
+  // Prints the configuration (and with -vv every task's dependencies), rank 0 only.
+  void display() const;
+  // Cores the run uses, for the task granularity in the report (default 1 x 1).
+  void set_parallelism(long ranks, long threads_per_rank);
+  void set_rank(int rank);
+  long long local_executed(long graph_index) const;
+  // Adds a system-specific member (valid JSON text) to the report's "system_report".
+  void add_report_json(const std::string& key, const std::string& json_value);
+
+  // Checks every task ran once, prints the summary lines, writes -json and -trace.
+  void report(double elapsed_seconds) const;
+  // The same with executed-task totals per graph gathered from all ranks.
+  void report(double elapsed_seconds, const std::vector<long long>& executed_per_graph) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+inline double wall_time() { return taskbench_wall_time(); }
+
+// CPUs this process may run on (its affinity mask).
+long available_cores();
+
+}  // namespace taskbench

@@ -1,0 +1,75 @@
+// Storage that shared-memory systems use for one graph: `fields` output buffers per column
+// (task (t, i) writes field t mod fields, so row t-1 stays readable while row t is written),
+// one scratch buffer per column, and the gathering of a task's inputs from row t-1.
+// Inputs are passed by pointer: no copy on the shared-memory path.
+#pragma once
+
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "taskbench/task_graph.h"
+
+namespace taskbench {
+
+class PointBuffers {
+ public:
+  explicit PointBuffers(const TaskGraph& g, int fields = 2)
+      : graph_(g),
+        fields_(fields),
+        stride_(round_up(g.output_bytes())),
+        outputs_(allocate(stride_ * g.max_width() * fields)),
+        scratch_(allocate(g.scratch_bytes() * g.max_width())) {
+    if (g.scratch_bytes() > 0) task_graph_prepare_scratch(scratch_.get(), g.scratch_bytes() * g.max_width());
+  }
+
+  const TaskGraph& graph() const { return graph_; }
+  char* output(long t, long i) const {
+    return outputs_.get() + (static_cast<size_t>(t % fields_) * graph_.max_width() + i) * stride_;
+  }
+  char* scratch(long i) const { return scratch_.get() + graph_.scratch_bytes() * i; }
+
+  // Runs task (t, i): gathers pointers to its inputs in row t-1 and calls execute_point.
+  void run(long t, long i) const {
+    thread_local std::vector<Interval> deps;
+    thread_local std::vector<const char*> inputs;
+    thread_local std::vector<size_t> sizes;
+    const size_t max_deps = static_cast<size_t>(graph_.max_dependencies());
+    if (deps.size() < static_cast<size_t>(graph_.max_intervals())) deps.resize(graph_.max_intervals());
+    if (inputs.size() < max_deps) inputs.resize(max_deps), sizes.resize(max_deps);
+    const long n = graph_.task_dependencies(t, i, deps.data());
+    size_t k = 0;
+    for (long d = 0; d < n; ++d)
+      for (long j = deps[d].start; j <= deps[d].end; ++j, ++k) {
+        inputs[k] = output(t - 1, j);
+        sizes[k] = graph_.output_bytes();
+      }
+    graph_.execute_point(t, i, output(t, i), graph_.output_bytes(), inputs.data(), sizes.data(),
+                         k, scratch(i), graph_.scratch_bytes());
+  }
+
+ private:
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  static size_t round_up(size_t bytes) { return (bytes + 63) / 64 * 64; }
+  static std::unique_ptr<char, Free> allocate(size_t bytes) {
+    // 64-byte alignment: no false sharing between columns written by different threads.
+    return std::unique_ptr<char, Free>(
+        static_cast<char*>(std::aligned_alloc(64, round_up(bytes == 0 ? 1 : bytes))));
+  }
+
+  TaskGraph graph_;
+  int fields_;
+  size_t stride_;
+  std::unique_ptr<char, Free> outputs_, scratch_;
+};
+
+// The longest graph decides how many timesteps a system loops over.
+inline long max_timesteps(const std::vector<TaskGraph>& graphs) {
+  long t = 0;
+  for (const TaskGraph& g : graphs) t = t > g.timesteps() ? t : g.timesteps();
+  return t;
+}
+
+}  // namespace taskbench

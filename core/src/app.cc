@@ -1,0 +1,191 @@
+#include "taskbench/app.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "args.h"
+#include "graph_check.h"
+#include "report.h"
+#include "thread_state.h"
+#include "totals.h"
+#include "trace.h"
+#include "validate.h"
+
+namespace taskbench {
+namespace {
+
+[[noreturn]] void usage_failure(const std::string& message) {
+  std::fprintf(stderr, "taskbench: %s\n", message.c_str());
+  std::exit(kUsageExitCode);
+}
+
+// TASKBENCH_FAULT=corrupt:GRAPH,T,I corrupts that task's output after it is produced, so tests
+// can prove that validation fires through each system's own data path.
+void install_fault_from_environment() {
+  const char* spec = std::getenv("TASKBENCH_FAULT");
+  run_switches.fault_active = false;
+  if (spec == nullptr || *spec == '\0') return;
+  long g, t, i;
+  char tail;
+  if (std::sscanf(spec, "corrupt:%ld,%ld,%ld%c", &g, &t, &i, &tail) != 3 || g < 0 || t < 0 || i < 0)
+    usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec +
+                  "'; expected corrupt:GRAPH,T,I (non-negative integers)");
+  run_switches.fault_active = true;
+  run_switches.fault_graph = g;
+  run_switches.fault_t = t;
+  run_switches.fault_i = i;
+}
+
+void print_task_list(const TaskGraph& g) {
+  std::vector<Interval> deps(g.max_intervals());
+  for (long t = 0; t < g.timesteps(); ++t) {
+    std::printf("      Timestep %ld (offset %ld, width %ld, dependence set %ld)\n", t, g.offset(t),
+                g.width(t), g.dependence_set(t));
+    for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
+      std::printf("        Point %ld:", i);
+      const long n = g.task_dependencies(t, i, deps.data());
+      for (long k = 0; k < n; ++k) std::printf(" %ld-%ld", deps[k].start, deps[k].end);
+      std::printf("\n");
+    }
+  }
+}
+
+}  // namespace
+
+struct App::Impl {
+  AppOptions options;
+  Config config;
+  std::vector<TaskGraph> graphs;
+  std::vector<std::string> command;
+  long ranks = 1, threads_per_rank = 1;
+  int rank = 0;
+  std::vector<std::pair<std::string, std::string>> system_report;
+};
+
+App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
+  impl_->options = std::move(options);
+  for (int a = 0; a < argc; ++a) impl_->command.emplace_back(argv[a]);
+  const std::vector<std::string> args(impl_->command.begin() + (argc > 0 ? 1 : 0),
+                                      impl_->command.end());
+  const long default_width = impl_->options.width_defaults_to_cores ? available_cores() : 4;
+  try {
+    impl_->config = parse_args(args, impl_->options.flags, default_width);
+  } catch (const UsageError& e) {
+    usage_failure(e.what());
+  }
+  if (impl_->config.help) {
+    std::fputs(usage_text(argc > 0 ? argv[0] : impl_->options.system, impl_->options.flags).c_str(),
+               stdout);
+    std::exit(0);
+  }
+  install_fault_from_environment();
+  for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
+  if (!impl_->config.skip_graph_validation) {
+    for (const TaskGraph& g : impl_->graphs) {
+      std::string problem = check_graph_consistency(g);
+      if (!problem.empty()) {
+        std::fprintf(stderr, "taskbench: graph %ld is inconsistent: %s\n", g.index(), problem.c_str());
+        std::exit(kValidationExitCode);
+      }
+    }
+  }
+  run_switches.tracing = !impl_->config.trace_path.empty();
+  reset_thread_states();
+}
+
+App::~App() = default;
+
+const std::vector<TaskGraph>& App::graphs() const { return impl_->graphs; }
+int App::verbosity() const { return impl_->config.verbosity; }
+long App::nodes() const { return impl_->config.nodes; }
+const AppOptions& App::options() const { return impl_->options; }
+
+long App::flag(const std::string& name, long default_value) const {
+  auto it = impl_->config.system_values.find(name);
+  return it == impl_->config.system_values.end() ? default_value : it->second;
+}
+
+void App::set_parallelism(long ranks, long threads_per_rank) {
+  impl_->ranks = std::max(1L, ranks);
+  impl_->threads_per_rank = std::max(1L, threads_per_rank);
+}
+
+void App::set_rank(int rank) { impl_->rank = rank; }
+
+void App::add_report_json(const std::string& key, const std::string& json_value) {
+  impl_->system_report.emplace_back(key, json_value);
+}
+
+long long App::local_executed(long graph_index) const {
+  long long total = 0;
+  for_each_thread_state([&](ThreadState& s) {
+    if (graph_index < static_cast<long>(s.executed.size())) total += s.executed[graph_index];
+  });
+  return total;
+}
+
+void App::display() const {
+  if (impl_->rank != 0) return;
+  std::printf("Running Task Benchmark\n");
+  std::printf("  Configuration:\n");
+  for (const TaskGraph& g : impl_->graphs) {
+    std::printf("    Task Graph %ld:\n", g.index() + 1);
+    std::printf("      %s\n", g.describe().c_str());
+    if (impl_->config.verbosity >= 2) print_task_list(g);
+  }
+  std::fflush(stdout);
+}
+
+void App::report(double elapsed_seconds) const {
+  std::vector<long long> executed;
+  for (const TaskGraph& g : impl_->graphs) executed.push_back(local_executed(g.index()));
+  report(elapsed_seconds, executed);
+}
+
+void App::report(double elapsed_seconds, const std::vector<long long>& executed) const {
+  const Totals totals = compute_totals(impl_->graphs, impl_->config.nodes);
+  if (!impl_->config.trace_path.empty()) {
+    std::string path = impl_->config.trace_path, error;
+    if (impl_->rank != 0) path += ".rank" + std::to_string(impl_->rank);
+    if (!write_trace(path, impl_->rank, &error)) usage_failure("-trace: " + error);
+  }
+  if (impl_->rank != 0) return;
+  for (size_t k = 0; k < impl_->graphs.size(); ++k) {
+    const long long ran = k < executed.size() ? executed[k] : 0;
+    if (ran != totals.graphs[k].tasks) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "taskbench: validation failed: graph %zu executed %lld tasks, expected %lld\n",
+                   k, ran, totals.graphs[k].tasks);
+      std::fflush(stderr);
+      _exit(kValidationExitCode);
+    }
+  }
+  const ReportInput in{&impl_->options, &impl_->graphs, &impl_->command, &totals, elapsed_seconds,
+                       impl_->config.nodes, impl_->ranks, impl_->threads_per_rank,
+                       !impl_->config.skip_graph_validation, &impl_->system_report};
+  print_summary(in);
+  if (!impl_->config.json_path.empty()) {
+    const std::string text = report_json(in);
+    std::FILE* f = std::fopen(impl_->config.json_path.c_str(), "w");
+    if (!f || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0)
+      usage_failure("-json: cannot write " + impl_->config.json_path + ": " + std::strerror(errno));
+  }
+}
+
+std::string TaskGraph::describe() const {
+  char buf[512];
+  const task_graph_t& g = g_;
+  std::snprintf(buf, sizeof buf,
+                "%s, %ld steps x %ld wide, radix %ld, period %ld, fraction %g, kernel %s "
+                "(iter %ld, samples %d, imbalance %g), output %zu B, scratch %zu B, seed %lu",
+                pattern_name(g.dependence), g.timesteps, g.max_width, g.radix, g.period,
+                g.fraction_connected, kernel_name(g.kernel.type), g.kernel.iterations,
+                g.kernel.samples, g.kernel.imbalance, g.output_bytes_per_task,
+                g.scratch_bytes_per_task, g.seed);
+  return buf;
+}
+
+}  // namespace taskbench

@@ -1,0 +1,36 @@
+// Command-line parsing (SPEC §4): the original Task Bench flags, the additions, and flags that
+// systems declare. Errors are UsageError with one line naming the flag, the value and what is
+// allowed; the App prints it and exits with status 2.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "taskbench/app.h"
+
+namespace taskbench {
+
+struct Config {
+  std::vector<task_graph_t> graphs;
+  long nodes = 1;
+  int verbosity = 0;
+  bool skip_graph_validation = false;
+  bool help = false;
+  std::string json_path, trace_path;
+  std::map<std::string, long> system_values;  // system flags given on the command line
+};
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr int kUsageExitCode = 2;
+
+Config parse_args(const std::vector<std::string>& args, const std::vector<SystemFlag>& system_flags,
+                  long default_width);
+std::string usage_text(const std::string& program, const std::vector<SystemFlag>& system_flags);
+
+}  // namespace taskbench

@@ -1,0 +1,86 @@
+// execute_point: validate, run the kernel, write the identity, count, trace.
+#include <cstdio>
+#include <cstring>
+
+#include "kernels/kernels.h"
+#include "thread_state.h"
+#include "validate.h"
+
+using namespace taskbench;
+
+namespace {
+
+bool kernel_uses_scratch(kernel_type_t k) {
+  return k == MEMORY_BOUND || k == MEMORY_DAXPY || k == COMPUTE_DGEMM;
+}
+
+char* thread_scratch(ThreadState& st, size_t bytes) {
+  if (st.scratch.size() < bytes) {
+    st.scratch.assign(bytes, 0);
+    task_graph_prepare_scratch(st.scratch.data(), bytes);
+  }
+  return st.scratch.data();
+}
+
+}  // namespace
+
+extern "C" {
+
+void task_graph_prepare_scratch(char* scratch, size_t bytes) {
+  // Zeros are valid inputs for every kernel (no NaNs, no denormals) and fault the pages in.
+  std::memset(scratch, 0, bytes);
+}
+
+void task_graph_execute_point_scratch(task_graph_t g, long t, long i, char* output,
+                                      size_t output_bytes, const char** inputs,
+                                      const size_t* input_bytes, size_t n_inputs,
+                                      char* scratch, size_t scratch_bytes) {
+  ThreadState& st = this_thread_state();
+  const double start = run_switches.tracing ? taskbench_wall_time() : 0.0;
+
+  if (!task_graph_contains_point(g, t, i))
+    validation_failure(g, t, i, "this task is not in the graph");
+  if (output == nullptr || output_bytes != g.output_bytes_per_task)
+    validation_failure(g, t, i, "output buffer of %zu bytes, the graph declares %zu",
+                       output == nullptr ? size_t{0} : output_bytes, g.output_bytes_per_task);
+  validate_inputs(g, t, i, inputs, input_bytes, n_inputs);
+
+  if (kernel_uses_scratch(g.kernel.type)) {
+    if (scratch == nullptr) {
+      scratch = thread_scratch(st, g.scratch_bytes_per_task);
+      scratch_bytes = g.scratch_bytes_per_task;
+    }
+    if (scratch_bytes < g.scratch_bytes_per_task)
+      validation_failure(g, t, i, "scratch buffer of %zu bytes, the graph declares %zu",
+                         scratch_bytes, g.scratch_bytes_per_task);
+    scratch_bytes = g.scratch_bytes_per_task;
+  }
+  kernels::run(g, t, i, scratch, scratch_bytes);
+  write_identity(output, output_bytes, t, i);
+
+  if (__builtin_expect(run_switches.fault_active, 0) && g.graph_index == run_switches.fault_graph &&
+      t == run_switches.fault_t && i == run_switches.fault_i)
+    output[0] ^= 0x5a;  // TASKBENCH_FAULT: consumers of this output must now fail validation
+
+  const size_t gi = static_cast<size_t>(g.graph_index);
+  if (__builtin_expect(gi >= st.executed.size(), 0)) st.executed.resize(gi + 1, 0);
+  ++st.executed[gi];
+  if (run_switches.tracing) st.trace.push_back({g.graph_index, t, i, start, taskbench_wall_time()});
+}
+
+void task_graph_execute_point_scratch_nonconst(task_graph_t g, long t, long i, char* output,
+                                               size_t output_bytes, char** inputs,
+                                               const size_t* input_bytes, size_t n_inputs,
+                                               char* scratch, size_t scratch_bytes) {
+  task_graph_execute_point_scratch(g, t, i, output, output_bytes,
+                                   const_cast<const char**>(inputs), input_bytes, n_inputs,
+                                   scratch, scratch_bytes);
+}
+
+void task_graph_execute_point(task_graph_t g, long t, long i, char* output, size_t output_bytes,
+                              const char** inputs, const size_t* input_bytes, size_t n_inputs) {
+  task_graph_execute_point_scratch(g, t, i, output, output_bytes, inputs, input_bytes, n_inputs,
+                                   nullptr, 0);
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+// compute_dgemm: `iterations` dgemm calls on three N x N matrices in the scratch buffer,
+// N = floor(sqrt(scratch / 24)). Built only where CMake found a CBLAS (TASKBENCH_HAVE_BLAS).
+#include <cmath>
+#include <mutex>
+
+#include "kernels.h"
+
+#ifdef TASKBENCH_HAVE_BLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+#endif
+
+namespace taskbench::kernels {
+
+long dgemm_size(size_t scratch_bytes) {
+  long cells = static_cast<long>(scratch_bytes / 24), n = std::lround(std::sqrt(cells));
+  while (n * n > cells) --n;
+  while ((n + 1) * (n + 1) <= cells) ++n;
+  return n;
+}
+
+#ifdef TASKBENCH_HAVE_BLAS
+bool dgemm_available() { return true; }
+
+void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
+  // Tasks already run one per core: a multithreaded BLAS inside them would oversubscribe.
+  static std::once_flag single_threaded;
+  std::call_once(single_threaded, [] {
+    if (openblas_set_num_threads) openblas_set_num_threads(1);
+  });
+  const int n = static_cast<int>(dgemm_size(scratch_bytes));
+  double* a = reinterpret_cast<double*>(scratch);
+  double* b = a + static_cast<size_t>(n) * n;
+  double* c = b + static_cast<size_t>(n) * n;
+  for (long it = 0; it < iterations; ++it)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+}
+#else
+bool dgemm_available() { return false; }
+void compute_dgemm(char*, size_t, long) {}
+#endif
+
+}  // namespace taskbench::kernels

@@ -1,0 +1,46 @@
+// Per-thread state of the core: executed-task counts, trace events and scratch storage.
+// Each thread touches only its own block on the hot path (no shared cache lines, no atomics);
+// blocks outlive their threads so the report can sum them after the system has joined.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "taskbench/taskbench.h"
+
+namespace taskbench {
+
+struct TraceEvent {
+  long graph, t, i;
+  double start, end;
+};
+
+struct ThreadState {
+  int worker = 0;                     // order of first use: the trace's thread id
+  std::vector<long long> executed;    // tasks run, by graph index
+  std::vector<TraceEvent> trace;      // filled only with -trace
+  std::vector<char> scratch;          // for systems that pass no scratch buffer
+  std::vector<interval_t> intervals;  // validation of patterns with many intervals
+};
+
+ThreadState& register_thread_state();
+
+inline ThreadState& this_thread_state() {
+  static thread_local ThreadState* state __attribute__((tls_model("initial-exec"))) = nullptr;
+  if (__builtin_expect(state == nullptr, 0)) state = &register_thread_state();
+  return *state;
+}
+
+// Visits every thread's block (call only while no task runs).
+void for_each_thread_state(const std::function<void(ThreadState&)>& visit);
+void reset_thread_states();
+
+// Run-wide switches set by the App.
+struct RunSwitches {
+  bool tracing = false;
+  bool fault_active = false;
+  long fault_graph = -1, fault_t = -1, fault_i = -1;
+};
+extern RunSwitches run_switches;
+
+}  // namespace taskbench

@@ -1,0 +1,38 @@
+// openmp_for: one parallel region; per timestep a worksharing loop over each graph's row
+// (nowait between graphs, a barrier closing the timestep). schedule(runtime): static unless
+// OMP_SCHEDULE says otherwise.
+#include <omp.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "taskbench/app.h"
+#include "taskbench/point_buffers.h"
+
+int main(int argc, char** argv) {
+  taskbench::AppOptions options{"openmp_for", {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
+  taskbench::App app(argc, argv, options);
+  if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
+  if (std::getenv("OMP_SCHEDULE") == nullptr) omp_set_schedule(omp_sched_static, 0);
+  app.set_parallelism(1, omp_get_max_threads());
+  app.display();
+
+  std::vector<taskbench::PointBuffers> buffers;
+  for (const taskbench::TaskGraph& g : app.graphs()) buffers.emplace_back(g);
+  const long steps = taskbench::max_timesteps(app.graphs());
+
+  const double start = taskbench::wall_time();
+#pragma omp parallel
+  for (long t = 0; t < steps; ++t) {
+    for (const taskbench::PointBuffers& b : buffers) {
+      const taskbench::TaskGraph& g = b.graph();
+      if (t >= g.timesteps()) continue;
+      const long first = g.offset(t), end = first + g.width(t);
+#pragma omp for schedule(runtime) nowait
+      for (long i = first; i < end; ++i) b.run(t, i);
+    }
+#pragma omp barrier
+  }
+  app.report(taskbench::wall_time() - start);
+  return 0;
+}
