@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kernels/kernels.h"
+#include "pattern.h"
 #include "thread_state.h"
 #include "validate.h"
 
@@ -38,7 +39,7 @@ void task_graph_execute_point_scratch(task_graph_t g, long t, long i, char* outp
   ThreadState& st = this_thread_state();
   const double start = run_switches.tracing ? taskbench_wall_time() : 0.0;
 
-  if (!task_graph_contains_point(g, t, i))
+  if (!pattern::contains(g, t, i))
     validation_failure(g, t, i, "this task is not in the graph");
   if (output == nullptr || output_bytes != g.output_bytes_per_task)
     validation_failure(g, t, i, "output buffer of %zu bytes, the graph declares %zu",

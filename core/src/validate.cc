@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "pattern.h"
 #include "thread_state.h"
 
 namespace taskbench {
@@ -58,20 +59,20 @@ void write_identity(char* output, size_t bytes, long t, long i) {
   size_t off = 0;
   for (; off + kIdentityBytes <= bytes; off += kIdentityBytes)
     std::memcpy(output + off, &id, kIdentityBytes);
-  std::memcpy(output + off, &id, bytes - off);
+  if (off < bytes) std::memcpy(output + off, &id, bytes - off);
 }
 
 void validate_inputs(const task_graph_t& g, long t, long i, const char* const* inputs,
                      const size_t* input_bytes, size_t n_inputs) {
   interval_t local[16];
   interval_t* deps = local;
-  const long cap = task_graph_max_intervals(g);
+  const long cap = pattern::max_intervals(g);
   if (cap > 16) {
     auto& storage = this_thread_state().intervals;
     if (static_cast<long>(storage.size()) < cap) storage.resize(cap);
     deps = storage.data();
   }
-  const long n_deps = task_graph_task_dependencies_into(g, t, i, deps);
+  const long n_deps = pattern::task_dependencies(g, t, i, deps);
   const size_t want_bytes = g.output_bytes_per_task;
   size_t k = 0;
   for (long d = 0; d < n_deps; ++d) {

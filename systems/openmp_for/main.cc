@@ -10,7 +10,7 @@
 #include "taskbench/point_buffers.h"
 
 int main(int argc, char** argv) {
-  taskbench::AppOptions options{"openmp_for", {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
+  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
   taskbench::App app(argc, argv, options);
   if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
   if (std::getenv("OMP_SCHEDULE") == nullptr) omp_set_schedule(omp_sched_static, 0);

@@ -19,11 +19,12 @@ void spawn_row(const taskbench::PointBuffers& b, long t, std::vector<taskbench::
     const long intervals = g.task_dependencies(t, i, deps.data());
     for (long d = 0; d < intervals; ++d)
       for (long j = deps[d].start; j <= deps[d].end; ++j) producers[n++] = b.output(t - 1, j);
-    char* out = b.output(t, i);
+    // [[maybe_unused]]: GCC 12 does not count uses inside depend(iterator(...)) clauses.
+    [[maybe_unused]] char* out = b.output(t, i);
     // Tasks of one column share its scratch buffer, so they are ordered on it too.
-    char* scratch[1] = {b.scratch(i)};
+    [[maybe_unused]] char* scratch[1] = {b.scratch(i)};
     const int n_scratch = has_scratch ? 1 : 0;
-    char** in = producers.data();
+    [[maybe_unused]] char** in = producers.data();
     const taskbench::PointBuffers* buffers = &b;
 #pragma omp task firstprivate(buffers, t, i) depend(iterator(k = 0 : n), in : in[k][0]) \
     depend(out : out[0]) depend(iterator(s = 0 : n_scratch), inout : scratch[s][0])
@@ -34,7 +35,7 @@ void spawn_row(const taskbench::PointBuffers& b, long t, std::vector<taskbench::
 }  // namespace
 
 int main(int argc, char** argv) {
-  taskbench::AppOptions options{"openmp_task", {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
+  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
   taskbench::App app(argc, argv, options);
   if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
   app.set_parallelism(1, omp_get_max_threads());

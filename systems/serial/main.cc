@@ -6,7 +6,7 @@
 #include "taskbench/point_buffers.h"
 
 int main(int argc, char** argv) {
-  taskbench::App app(argc, argv, {"serial"});
+  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME});
   app.display();
   std::vector<taskbench::PointBuffers> buffers;
   for (const taskbench::TaskGraph& g : app.graphs()) buffers.emplace_back(g);

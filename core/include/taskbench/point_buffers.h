@@ -4,6 +4,7 @@
 // Inputs are passed by pointer: no copy on the shared-memory path.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -31,24 +32,36 @@ class PointBuffers {
 
   // Runs task (t, i): gathers pointers to its inputs in row t-1 and calls execute_point.
   void run(long t, long i) const {
-    thread_local std::vector<Interval> deps;
-    thread_local std::vector<const char*> inputs;
-    thread_local std::vector<size_t> sizes;
-    const size_t max_deps = static_cast<size_t>(graph_.max_dependencies());
-    if (deps.size() < static_cast<size_t>(graph_.max_intervals())) deps.resize(graph_.max_intervals());
-    if (inputs.size() < max_deps) inputs.resize(max_deps), sizes.resize(max_deps);
-    const long n = graph_.task_dependencies(t, i, deps.data());
+    constexpr long kSmall = 16;  // most patterns: no heap, no thread_local lookups
+    if (graph_.max_dependencies() <= kSmall && graph_.max_intervals() <= kSmall) {
+      Interval deps[kSmall];
+      const char* inputs[kSmall];
+      size_t sizes[kSmall];
+      run_with(t, i, deps, inputs, sizes);
+    } else {
+      thread_local std::vector<Interval> deps;
+      thread_local std::vector<const char*> inputs;
+      thread_local std::vector<size_t> sizes;
+      deps.resize(std::max<size_t>(deps.size(), graph_.max_intervals()));
+      inputs.resize(std::max<size_t>(inputs.size(), graph_.max_dependencies()));
+      sizes.resize(inputs.size());
+      run_with(t, i, deps.data(), inputs.data(), sizes.data());
+    }
+  }
+
+ private:
+  void run_with(long t, long i, Interval* deps, const char** inputs, size_t* sizes) const {
+    const long n = graph_.task_dependencies(t, i, deps);
     size_t k = 0;
     for (long d = 0; d < n; ++d)
       for (long j = deps[d].start; j <= deps[d].end; ++j, ++k) {
         inputs[k] = output(t - 1, j);
         sizes[k] = graph_.output_bytes();
       }
-    graph_.execute_point(t, i, output(t, i), graph_.output_bytes(), inputs.data(), sizes.data(),
-                         k, scratch(i), graph_.scratch_bytes());
+    graph_.execute_point(t, i, output(t, i), graph_.output_bytes(), inputs, sizes, k, scratch(i),
+                         graph_.scratch_bytes());
   }
 
- private:
   struct Free {
     void operator()(char* p) const { std::free(p); }
   };

@@ -1,0 +1,133 @@
+// Flags (SPEC §4): every invalid value is one UsageError naming the flag and what is allowed.
+#include <gtest/gtest.h>
+
+#include "../src/args.h"
+#include "taskbench/task_graph.h"
+
+namespace {
+
+using taskbench::Config;
+using taskbench::parse_args;
+using taskbench::UsageError;
+
+Config parse(std::vector<std::string> args, std::vector<taskbench::SystemFlag> flags = {}) {
+  return parse_args(args, flags, 4);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(Args, DefaultsAreTheOriginals) {
+  Config c = parse({});
+  ASSERT_EQ(c.graphs.size(), 1u);
+  const task_graph_t& g = c.graphs[0];
+  EXPECT_EQ(g.timesteps, 4);
+  EXPECT_EQ(g.max_width, 4);
+  EXPECT_EQ(g.dependence, TRIVIAL);
+  EXPECT_EQ(g.radix, 3);
+  EXPECT_EQ(g.kernel.type, EMPTY);
+  EXPECT_EQ(g.kernel.iterations, 0);
+  EXPECT_EQ(g.kernel.samples, 16);
+  EXPECT_EQ(g.output_bytes_per_task, 16u);
+  EXPECT_DOUBLE_EQ(g.fraction_connected, 0.25);
+  EXPECT_EQ(c.nodes, 1);
+}
+
+TEST(Args, EveryFlagIsParsedAndAndStartsAFreshGraph) {
+  Config c = parse({"-steps", "9", "-width", "5", "-type", "random_spread", "-radix", "4", "-period", "2",
+                    "-fraction", "0.5", "-kernel", "memory_bound", "-iter", "7", "-output", "64", "-scratch",
+                    "512", "-sample", "2", "-field", "3", "-seed", "11", "-and", "-type", "stencil_1d",
+                    "-kernel", "load_imbalance", "-imbalance", "1.5", "-nodes", "2", "-json", "r.json", "-trace",
+                    "t.json", "-skip-graph-validation", "-vv"});
+  ASSERT_EQ(c.graphs.size(), 2u);
+  const task_graph_t& a = c.graphs[0];
+  EXPECT_EQ(a.timesteps, 9);
+  EXPECT_EQ(a.max_width, 5);
+  EXPECT_EQ(a.dependence, RANDOM_SPREAD);
+  EXPECT_EQ(a.radix, 4);
+  EXPECT_EQ(a.period, 2);
+  EXPECT_DOUBLE_EQ(a.fraction_connected, 0.5);
+  EXPECT_EQ(a.kernel.type, MEMORY_BOUND);
+  EXPECT_EQ(a.kernel.iterations, 7);
+  EXPECT_EQ(a.output_bytes_per_task, 64u);
+  EXPECT_EQ(a.scratch_bytes_per_task, 512u);
+  EXPECT_EQ(a.kernel.samples, 2);
+  EXPECT_EQ(a.nb_fields, 3);
+  EXPECT_EQ(a.seed, 11u);
+  EXPECT_EQ(c.graphs[1].graph_index, 1);
+  EXPECT_EQ(c.graphs[1].timesteps, 4);  // back to the default
+  EXPECT_DOUBLE_EQ(c.graphs[1].kernel.imbalance, 1.5);
+  EXPECT_EQ(c.nodes, 2);
+  EXPECT_EQ(c.json_path, "r.json");
+  EXPECT_EQ(c.trace_path, "t.json");
+  EXPECT_TRUE(c.skip_graph_validation);
+  EXPECT_EQ(c.verbosity, 2);
+}
+
+TEST(Args, InvalidValuesNameTheFlagTheValueAndWhatIsAllowed) {
+  EXPECT_EQ(error_of({"-steps", "0"}), "-steps: invalid value '0'; expected an integer >= 1");
+  EXPECT_EQ(error_of({"-steps", "abc"}), "-steps: invalid value 'abc'; expected an integer >= 1");
+  EXPECT_EQ(error_of({"-steps", "1e3"}), "-steps: invalid value '1e3'; expected an integer >= 1");
+  EXPECT_EQ(error_of({"-width", "-3"}), "-width: invalid value '-3'; expected an integer >= 1");
+  EXPECT_EQ(error_of({"-iter", "99999999999999999999"}),
+            "-iter: invalid value '99999999999999999999'; expected an integer >= 0");
+  EXPECT_NE(error_of({"-type", "stencil"}).find("-type: invalid value 'stencil'; expected one of trivial, "), std::string::npos);
+  EXPECT_NE(error_of({"-kernel", "fma"}).find("-kernel: invalid value 'fma'; expected one of empty, "), std::string::npos);
+  EXPECT_EQ(error_of({"-fraction", "1.5"}), "-fraction: invalid value '1.5'; expected a number from 0 to 1");
+  EXPECT_EQ(error_of({"-fraction", "nan"}), "-fraction: invalid value 'nan'; expected a number from 0 to 1");
+  EXPECT_EQ(error_of({"-imbalance", "3"}), "-imbalance: invalid value '3'; expected a number from 0 to 2");
+  EXPECT_EQ(error_of({"-output", "8"}), "-output: invalid value '8'; expected an integer from 16 to 2^32");
+  EXPECT_EQ(error_of({"-period", "0"}), "-period: invalid value '0'; expected an integer from 1 to 1048576");
+  EXPECT_EQ(error_of({"-sample", "0"}), "-sample: invalid value '0'; expected an integer from 1 to 2^30");
+  EXPECT_EQ(error_of({"-nodes", "0"}), "-nodes: invalid value '0'; expected an integer >= 1");
+  EXPECT_EQ(error_of({"-radix", "-1"}), "-radix: invalid value '-1'; expected an integer from 0 to 1048576");
+  EXPECT_EQ(error_of({"-type", "spread", "-width", "4", "-radix", "5"}),
+            "-radix: invalid value '5'; expected at most -width (4) for spread");
+  EXPECT_EQ(error_of({"-kernel", "memory_bound"}),
+            "-scratch: invalid value '0'; expected a positive multiple of 16 x -sample (256) for memory_bound");
+  EXPECT_EQ(error_of({"-kernel", "memory_daxpy", "-scratch", "1000"}),
+            "-scratch: invalid value '1000'; expected a positive multiple of 16 x -sample (256) for memory_daxpy");
+}
+
+TEST(Args, AValueIsNeverTakenFromTheNextFlag) {
+  EXPECT_EQ(error_of({"-steps", "-width", "4"}), "-steps: missing value; expected a value for N");
+  EXPECT_EQ(error_of({"-steps"}), "-steps: missing value; expected a value for N");
+  EXPECT_EQ(error_of({"-json"}), "-json: missing value; expected a file name");
+}
+
+TEST(Args, UnknownFlagsAndStrayArgumentsAreErrors) {
+  EXPECT_EQ(error_of({"-iters", "5"}), "unknown flag '-iters' (-h lists the flags)");
+  EXPECT_EQ(error_of({"5"}), "unexpected argument '5' (flags start with -, see -h)");
+  EXPECT_EQ(error_of({"-worker", "2"}), "unknown flag '-worker' (-h lists the flags)");
+}
+
+TEST(Args, SystemFlagsAreDeclaredByTheSystem) {
+  std::vector<taskbench::SystemFlag> flags = {{"-worker", "N", "threads", 1}, {"-pin", "", "pin", 0}};
+  Config c = parse({"-worker", "3", "-pin"}, flags);
+  EXPECT_EQ(c.system_values.at("-worker"), 3);
+  EXPECT_EQ(c.system_values.at("-pin"), 1);
+  try {
+    parse({"-worker", "0"}, flags);
+    FAIL() << "accepted -worker 0";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "-worker: invalid value '0'; expected an integer >= 1");
+  }
+}
+
+TEST(Args, HelpListsEveryFlag) {
+  EXPECT_TRUE(parse({"-h"}).help);
+  std::string text = taskbench::usage_text("serial", {{"-worker", "N", "threads", 1}});
+  for (const char* f : {"-steps", "-width", "-type", "-radix", "-period", "-fraction", "-kernel", "-iter",
+                        "-output", "-scratch", "-sample", "-imbalance", "-and", "-nodes", "-field",
+                        "-skip-graph-validation", "-vv", "-json", "-trace", "-seed", "-worker", "random_spread",
+                        "load_imbalance"})
+    EXPECT_NE(text.find(f), std::string::npos) << f;
+}
+
+}  // namespace

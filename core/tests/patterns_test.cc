@@ -1,0 +1,146 @@
+// Every pattern against the brute-force definition of SPEC §1 (spec_patterns.h), on a grid of
+// widths 1..17, steps 1..9, radix 0..9, period 1..4 and fraction 0, 0.5, 1.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "spec_patterns.h"
+#include "taskbench/task_graph.h"
+
+namespace {
+
+using taskbench::Interval;
+using taskbench::TaskGraph;
+
+constexpr dependence_type_t kAll[] = {TRIVIAL, NO_COMM, STENCIL_1D, STENCIL_1D_PERIODIC,
+                                      DOM, TREE, FFT, ALL_TO_ALL, NEAREST, SPREAD,
+                                      RANDOM_NEAREST, RANDOM_SPREAD};
+
+task_graph_t make(dependence_type_t p, long width, long steps, long radix, long period,
+                  double fraction) {
+  task_graph_t g{};
+  g.graph_index = 1;
+  g.timesteps = steps;
+  g.max_width = width;
+  g.dependence = p;
+  g.radix = radix;
+  g.period = period;
+  g.fraction_connected = fraction;
+  g.kernel = kernel_t{EMPTY, 0, 16, 0};
+  g.output_bytes_per_task = 16;
+  g.seed = 7;
+  return g;
+}
+
+bool uses_radix(dependence_type_t p) {
+  return p == NEAREST || p == SPREAD || p == RANDOM_NEAREST || p == RANDOM_SPREAD;
+}
+bool uses_period(dependence_type_t p) {
+  return p == SPREAD || p == RANDOM_NEAREST || p == RANDOM_SPREAD;
+}
+bool uses_fraction(dependence_type_t p) { return p == RANDOM_NEAREST || p == RANDOM_SPREAD; }
+
+// The points of an interval list, checking it is sorted, disjoint and not adjacent.
+spec::Points points(const std::vector<Interval>& iv, long n, const std::string& where) {
+  spec::Points p;
+  for (long k = 0; k < n; ++k) {
+    EXPECT_LE(iv[k].start, iv[k].end) << where;
+    if (k > 0) {
+      EXPECT_GT(iv[k].start, iv[k - 1].end + 1) << where << ": unmerged intervals";
+    }
+    for (long x = iv[k].start; x <= iv[k].end; ++x) p.push_back(x);
+  }
+  return p;
+}
+
+// Calls f(graph) for every combination of the grid that the pattern uses.
+template <typename F>
+void for_each_graph(dependence_type_t p, long max_steps, F f) {
+  for (long w = 1; w <= 17; ++w)
+    for (long steps = 1; steps <= max_steps; ++steps)
+      for (long r = 0; r <= (uses_radix(p) ? 9 : 0); ++r)
+        for (long per = 1; per <= (uses_period(p) ? 4 : 1); ++per)
+          for (double frac : (uses_fraction(p) ? std::vector<double>{0, 0.5, 1} : std::vector<double>{0.25})) {
+            if ((p == SPREAD || p == RANDOM_SPREAD) && r > w) continue;  // rejected by the parser
+            f(make(p, w, steps, uses_radix(p) ? r : 3, per, frac));
+          }
+}
+
+std::string name(const task_graph_t& g) {
+  return std::string(taskbench::pattern_name(g.dependence)) + " w=" + std::to_string(g.max_width) +
+         " T=" + std::to_string(g.timesteps) + " r=" + std::to_string(g.radix) +
+         " p=" + std::to_string(g.period) + " f=" + std::to_string(g.fraction_connected);
+}
+
+class Patterns : public ::testing::TestWithParam<dependence_type_t> {};
+
+TEST_P(Patterns, RawRelationAndItsInverseMatchTheSpec) {
+  for_each_graph(GetParam(), 1, [](const task_graph_t& raw) {
+    TaskGraph g(raw);
+    std::vector<Interval> iv(g.max_intervals());
+    EXPECT_EQ(g.dependence_sets(), spec::dependence_sets(raw)) << name(raw);
+    for (long d = 0; d < g.dependence_sets(); ++d)
+      for (long i = 0; i < g.max_width(); ++i) {
+        const std::string where = name(raw) + " dset=" + std::to_string(d) + " i=" + std::to_string(i);
+        spec::Points want = spec::in_range(spec::dependencies(raw, d, i), 0, g.max_width() - 1);
+        EXPECT_EQ(points(iv, g.dependencies(d, i, iv.data()), where), want) << where;
+        EXPECT_LE(static_cast<long>(want.size()), g.max_dependencies()) << where;
+        spec::Points inverse;  // every point whose dependencies contain i
+        for (long c = 0; c < g.max_width(); ++c) {
+          spec::Points dc = spec::in_range(spec::dependencies(raw, d, c), 0, g.max_width() - 1);
+          if (std::binary_search(dc.begin(), dc.end(), i)) inverse.push_back(c);
+        }
+        EXPECT_EQ(points(iv, g.reverse_dependencies(d, i, iv.data()), where), inverse) << where;
+      }
+  });
+}
+
+TEST_P(Patterns, ShapesAndClippedTaskRelationsMatchTheSpec) {
+  for_each_graph(GetParam(), 9, [](const task_graph_t& raw) {
+    TaskGraph g(raw);
+    std::vector<Interval> iv(g.max_intervals());
+    for (long t = 0; t < g.timesteps(); ++t) {
+      ASSERT_EQ(g.offset(t), spec::offset_at(raw, t)) << name(raw) << " t=" << t;
+      ASSERT_EQ(g.width(t), spec::width_at(raw, t)) << name(raw) << " t=" << t;
+      ASSERT_EQ(g.dependence_set(t), spec::dset_at(raw, t)) << name(raw) << " t=" << t;
+      for (long i = 0; i < g.max_width(); ++i) {
+        const bool inside = i >= g.offset(t) && i < g.offset(t) + g.width(t);
+        ASSERT_EQ(g.contains(t, i), inside);
+        if (!inside) continue;
+        const std::string where = name(raw) + " t=" + std::to_string(t) + " i=" + std::to_string(i);
+        EXPECT_EQ(points(iv, g.task_dependencies(t, i, iv.data()), where),
+                  spec::task_dependencies(raw, t, i)) << where;
+        EXPECT_EQ(points(iv, g.task_successors(t, i, iv.data()), where),
+                  spec::task_successors(raw, t, i)) << where;
+      }
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPatterns, Patterns, ::testing::ValuesIn(kAll),
+                         [](const auto& info) { return std::string(taskbench::pattern_name(info.param)); });
+
+TEST(Patterns, RandomPatternsDependOnFractionAndSeed) {
+  // fraction 0 keeps only i itself; fraction 1 keeps the whole window; the seed changes the graph.
+  task_graph_t none = make(RANDOM_NEAREST, 64, 4, 9, 2, 0.0), all = none, half = none;
+  all.fraction_connected = 1.0;
+  half.fraction_connected = 0.5;
+  TaskGraph gn(none), ga(all), gh(half);
+  std::vector<Interval> iv(9);
+  long kept_half = 0, differs = 0;
+  for (long i = 0; i < 64; ++i) {
+    EXPECT_EQ(taskbench::count_points(iv.data(), gn.dependencies(0, i, iv.data())), 1);
+    EXPECT_EQ(taskbench::count_points(iv.data(), ga.dependencies(0, i, iv.data())),
+              std::min(63L, i + 4) - std::max(0L, i - 4) + 1);
+    kept_half += taskbench::count_points(iv.data(), gh.dependencies(0, i, iv.data()));
+    task_graph_t reseeded = half;
+    reseeded.seed = 8;
+    differs += spec::dependencies(reseeded, 0, i) != spec::dependencies(half, 0, i);
+  }
+  EXPECT_GT(kept_half, 64 * 3);  // about 64 + 0.5 * 8 * 64 minus the edges
+  EXPECT_LT(kept_half, 64 * 7);
+  EXPECT_GT(differs, 10);
+}
+
+}  // namespace

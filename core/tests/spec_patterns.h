@@ -1,0 +1,140 @@
+// An independent, brute-force formulation of SPEC §1, written from the table and not from
+// graph.cc: dependence sets as plain sorted point lists. The tests compare the core to it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "taskbench/taskbench.h"
+
+namespace spec {
+
+using Points = std::vector<long>;
+
+inline long mod(long a, long w) { return ((a % w) + w) % w; }
+
+inline Points normalized(Points p) {
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  return p;
+}
+
+inline Points in_range(const Points& p, long lo, long hi) {
+  Points out;
+  for (long x : p)
+    if (x >= lo && x <= hi) out.push_back(x);
+  return normalized(out);
+}
+
+// The documented hash (SPEC §1, docs/spec.md): splitmix64 finalizer chained over the values.
+inline uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+inline double uniform(uint64_t seed, std::vector<long> values) {
+  uint64_t h = splitmix(seed ^ 1);  // domain 1: patterns
+  for (long v : values) h = splitmix(h ^ static_cast<uint64_t>(v));
+  return static_cast<double>(h >> 11) / 9007199254740992.0;  // 2^53
+}
+
+inline long dependence_sets(const task_graph_t& g) {
+  switch (g.dependence) {
+    case FFT: {
+      long sets = 0;
+      while ((1L << sets) < g.max_width) ++sets;
+      return std::max(1L, sets);
+    }
+    case SPREAD:
+    case RANDOM_NEAREST:
+    case RANDOM_SPREAD: return g.period;
+    default: return 1;
+  }
+}
+
+inline long dset_at(const task_graph_t& g, long t) {
+  long sets = dependence_sets(g);
+  if (g.dependence == FFT) return (t + sets - 1) % sets;
+  if (g.dependence == SPREAD || g.dependence == RANDOM_NEAREST || g.dependence == RANDOM_SPREAD)
+    return t % sets;
+  return 0;
+}
+
+inline long offset_at(const task_graph_t& g, long t) {
+  return g.dependence == DOM ? std::max(0L, t + g.max_width - g.timesteps) : 0;
+}
+
+inline long width_at(const task_graph_t& g, long t) {
+  const long w = g.max_width;
+  if (g.dependence == DOM) return std::min({w, t + 1, g.timesteps - t});
+  if (g.dependence == TREE) {
+    long pow = 1;
+    for (long k = 0; k < t && pow < w; ++k) pow *= 2;
+    return std::min(w, pow);
+  }
+  return w;
+}
+
+// Dependencies of point i for dependence set d, before clipping to the previous row.
+inline Points dependencies(const task_graph_t& g, long d, long i) {
+  const long w = g.max_width, r = g.radix;
+  Points p;
+  auto window = [&] {
+    Points n;
+    if (r > 0)
+      for (long j = i - r / 2; j <= i + (r - 1) / 2; ++j) n.push_back(j);
+    return in_range(n, 0, w - 1);
+  };
+  auto spread = [&] {
+    Points s;
+    for (long k = 0; k < r; ++k) s.push_back(mod(i + k * w / r + (k > 0 ? d : 0), w));
+    return normalized(s);
+  };
+  auto thin = [&](const Points& candidates) {
+    Points kept;
+    for (long j : candidates)
+      if (j == i || uniform(g.seed, {g.graph_index, r, d, j, i}) < g.fraction_connected)
+        kept.push_back(j);
+    return kept;
+  };
+  switch (g.dependence) {
+    case TRIVIAL: return {};
+    case NO_COMM: return {i};
+    case STENCIL_1D: return in_range({i - 1, i, i + 1}, 0, w - 1);
+    case STENCIL_1D_PERIODIC: return normalized({mod(i - 1, w), i, mod(i + 1, w)});
+    case DOM: return in_range({i - 1, i}, 0, w - 1);
+    case TREE: return {i / 2};
+    case FFT: return in_range({i - (1L << d), i, i + (1L << d)}, 0, w - 1);
+    case ALL_TO_ALL:
+      for (long j = 0; j < w; ++j) p.push_back(j);
+      return p;
+    case NEAREST: return window();
+    case SPREAD: return spread();
+    case RANDOM_NEAREST: return thin(window());
+    case RANDOM_SPREAD: return thin(spread());
+  }
+  return p;
+}
+
+// Inputs of task (t, i): dependencies clipped to row t-1.
+inline Points task_dependencies(const task_graph_t& g, long t, long i) {
+  if (t == 0) return {};
+  long lo = offset_at(g, t - 1);
+  return in_range(dependencies(g, dset_at(g, t), i), lo, lo + width_at(g, t - 1) - 1);
+}
+
+// Consumers of (t, j): by scanning row t+1 (the core must not scan; the test may).
+inline Points task_successors(const task_graph_t& g, long t, long j) {
+  Points s;
+  if (t + 1 >= g.timesteps) return s;
+  for (long i = offset_at(g, t + 1); i < offset_at(g, t + 1) + width_at(g, t + 1); ++i) {
+    Points d = task_dependencies(g, t + 1, i);
+    if (std::binary_search(d.begin(), d.end(), j)) s.push_back(i);
+  }
+  return s;
+}
+
+}  // namespace spec

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what taskbench needs on Debian 12, idempotently: only missing packages are fetched,
+# so a second run takes about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config git  # build
+  libgtest-dev                                      # core unit tests
+  libopenblas-serial-dev                            # compute_dgemm (single-threaded BLAS)
+  clang-19 libomp-19-dev                            # OpenMP systems on LLVM's runtime
+  openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
+  iproute2                                          # two-host MPI test (network namespaces)
+  python3 python3-pip python3-venv
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Python packages of the harness and the tests, read from pyproject.toml, in a project venv:
+# Debian's own Python refuses pip installs (PEP 668), and the venv sees what is installed.
+[ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
+.venv/bin/python scripts/install-python-deps.py

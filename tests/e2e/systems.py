@@ -1,0 +1,63 @@
+"""Finds the built systems from the registry (systems/*/system.toml) and runs them."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("TASKBENCH_BUILD_DIR", ROOT / "build"))
+BIN = BUILD / "bin"
+
+PATTERNS = ["trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft",
+            "all_to_all", "nearest", "spread", "random_nearest", "random_spread"]
+TOTAL_LINES = ("Total Tasks", "Total Dependencies", "Local Dependencies", "Nonlocal Dependencies",
+               "Total FLOPs", "Total Bytes")
+
+
+@dataclass
+class System:
+    name: str
+    entry: dict
+
+    @property
+    def binary(self) -> Path:
+        return BIN / self.entry.get("binary", self.name)
+
+    def command(self, args: list[str]) -> list[str]:
+        return [str(self.binary), *args]
+
+    def env(self) -> dict:
+        return {**os.environ, **{k: str(v) for k, v in self.entry.get("env", {}).items()}}
+
+
+def registry() -> list[System]:
+    systems = []
+    for toml in sorted(ROOT.glob("systems/*/system.toml")):
+        for entry in tomllib.loads(toml.read_text()).get("system", []):
+            systems.append(System(entry["name"], entry))
+    return systems
+
+
+def local_systems() -> list[System]:
+    """Systems run as one local process (MPI and cluster systems have their own tests)."""
+    return [s for s in registry() if s.entry.get("launcher", "local") == "local"]
+
+
+def built_systems() -> list[str]:
+    manifest = BUILD / "taskbench-build.json"
+    return json.loads(manifest.read_text())["systems"] if manifest.exists() else []
+
+
+def run(system: System, args: list[str], extra_env: dict | None = None, timeout: float = 120):
+    env = system.env()
+    env.update(extra_env or {})
+    return subprocess.run(system.command(args), capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def totals(stdout: str) -> list[str]:
+    """The summary lines that must be identical across systems (everything but timings)."""
+    return [line.strip() for line in stdout.splitlines() if line.strip().startswith(TOTAL_LINES)]
