@@ -41,9 +41,9 @@ function(taskbench_print_summary)
   foreach(row IN LISTS rows)
     string(REPLACE "|" ";" f "${row}")
     list(GET f 0 name)
-    list(GET f 1 on)
+    list(GET f 1 enabled)
     list(GET f 2 why)
-    if(on)
+    if(enabled)
       message(STATUS "  ${name}: on")
     else()
       message(STATUS "  ${name}: off (${why})")
@@ -62,10 +62,10 @@ function(taskbench_print_summary)
   foreach(row IN LISTS rows)
     string(REPLACE "|" ";" f "${row}")
     list(GET f 0 name)
-    list(GET f 1 on)
+    list(GET f 1 enabled)
     list(GET f 2 why)
     string(REPLACE "\"" "'" why "${why}")
-    if(on)
+    if(enabled)
       string(APPEND json "${sep}\n    \"${name}\": {\"enabled\": true, \"reason\": \"\"}")
     else()
       string(APPEND json "${sep}\n    \"${name}\": {\"enabled\": false, \"reason\": \"${why}\"}")
@@ -95,6 +95,7 @@ function(taskbench_add_llvm_openmp_variant name source)
   get_filename_component(src ${source} ABSOLUTE)
   get_filename_component(libomp_dir ${TASKBENCH_LIBOMP_19} DIRECTORY)
   set(out ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name})
+  set(depfile ${CMAKE_CURRENT_BINARY_DIR}/${name}.d)
   set(flags -std=c++17 -O3 -Wall -Wno-invalid-feature-combination -fopenmp=libomp
       -DTASKBENCH_SYSTEM_NAME="${name}")
   if(TASKBENCH_NATIVE)
@@ -107,10 +108,10 @@ function(taskbench_add_llvm_openmp_variant name source)
     list(APPEND libs ${TASKBENCH_OPENBLAS_LIBRARY} -Wl,-rpath,${blas_dir})
   endif()
   add_custom_command(OUTPUT ${out}
-    COMMAND ${TASKBENCH_CLANGXX_19} ${flags} -I${PROJECT_SOURCE_DIR}/core/include -MD -MF ${out}.d
+    COMMAND ${TASKBENCH_CLANGXX_19} ${flags} -I${PROJECT_SOURCE_DIR}/core/include -MD -MF ${depfile}
             ${src} ${libs} -Wl,-rpath,${libomp_dir} -o ${out}
     DEPENDS ${src} taskbench_core
-    DEPFILE ${out}.d
+    DEPFILE ${depfile}
     COMMENT "Building ${name} with clang++-19 and LLVM's OpenMP runtime"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${out})

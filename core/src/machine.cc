@@ -14,9 +14,14 @@
 namespace taskbench {
 
 long available_cores() {
+  const long online = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  // With OMP_PROC_BIND or OMP_PLACES set, the OpenMP runtime binds the initial thread to its
+  // first place before main() runs, so the affinity mask then shows one CPU, not the process's
+  // share: count the online CPUs instead.
+  if (std::getenv("OMP_PROC_BIND") || std::getenv("OMP_PLACES")) return online;
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-  return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  return online;
 }
 
 MachineInfo read_machine_info() {

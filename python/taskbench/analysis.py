@@ -1,0 +1,96 @@
+"""From a campaign's stored runs to efficiency curves and METG per system (no I/O but the store)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from taskbench.kernels import throughput
+from taskbench.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.peak import PeakTable, load_peaks
+from taskbench.sweep import SweepParams, best_of
+
+# Repetitions of one point disagreeing by more than this are flagged in the report.
+POINT_SPREAD_WARNING = 0.25
+
+
+@dataclass
+class SystemCurve:
+    system: str
+    cores: int | None
+    peak: float | None
+    reps: dict[int, list[CurvePoint]] = field(default_factory=dict)
+    throughput: dict[int, list[float]] = field(default_factory=dict)  # iter -> values over reps
+    summary: MetgSummary | None = None
+    failures: list[dict] = field(default_factory=list)
+    noisy_points: list[tuple[int, float]] = field(default_factory=list)  # (iter, spread)
+    dependencies_per_task: float | None = None
+
+
+@dataclass
+class CampaignAnalysis:
+    campaign: dict
+    params: SweepParams
+    peaks: PeakTable
+    curves: dict[str, SystemCurve]
+    runs: list[dict]
+
+    @property
+    def name(self) -> str:
+        return self.campaign["name"]
+
+    @property
+    def background_load(self) -> float | None:
+        """Cores' worth of CPU other processes used during the campaign's runs (wall-weighted)."""
+        measured = [(r["background_load"], r["wall_seconds"]) for r in self.runs
+                    if r.get("background_load") is not None and r.get("wall_seconds")]
+        total = sum(w for _, w in measured)
+        return sum(b * w for b, w in measured) / total if total else None
+
+    @property
+    def nodes(self) -> int:
+        return max((r.get("nodes") or 1 for r in self.runs if r["status"] == "ok"), default=1)
+
+
+def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> CampaignAnalysis:
+    params = SweepParams.from_dict(campaign["params"])
+    for run in runs:
+        peaks.observe(run)
+    by_system: dict[str, list[dict]] = defaultdict(list)
+    for run in runs:
+        by_system[run["system"]].append(run)
+    curves = {}
+    for system in params.systems:
+        system_runs = by_system.get(system, [])
+        ok = [r for r in system_runs if r["status"] == "ok"]
+        cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
+        curve = SystemCurve(system, cores, peaks.peak(cores))
+        curve.failures = [r for r in system_runs if r["status"] != "ok"]
+        tries: dict[tuple[int, int], list[dict]] = defaultdict(list)
+        for run in system_runs:
+            tries[(run["iter"], run.get("rep") or 0)].append(run)
+        for (iterations, rep), group in sorted(tries.items()):
+            run = best_of(group, params.kernel)
+            value = throughput(run, params.kernel) if run["status"] == "ok" else None
+            eff = efficiency(value, peaks.peak(run.get("cores"))) if value is not None else None
+            granularity = run.get("granularity_seconds") if value is not None else None
+            curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff))
+            if value is not None:
+                curve.throughput.setdefault(iterations, []).append(value)
+        for it, values in sorted(curve.throughput.items(), reverse=True):
+            spread = relative_spread(values)
+            if spread is not None and spread > POINT_SPREAD_WARNING:
+                curve.noisy_points.append((it, spread))
+        deps = [r["dependencies"] / r["tasks"] for r in ok if r.get("tasks")]
+        curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
+        values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
+        curve.summary = summarize(values, params.max_spread)
+        curves[system] = curve
+    return CampaignAnalysis(campaign, params, peaks, curves, runs)
+
+
+def analyze(store, name: str) -> CampaignAnalysis:
+    campaign = store.campaign(name)
+    params = SweepParams.from_dict(campaign["params"])
+    peaks = load_peaks(store, params.kernel, campaign["machine_id"])
+    return analyze_runs(campaign, store.runs(name), peaks)

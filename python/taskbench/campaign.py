@@ -1,0 +1,102 @@
+"""Executes planned runs into the store: campaigns are created, run, resumed and finished here."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from taskbench import provenance
+from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch import LaunchOptions
+from taskbench.peak import load_peaks
+from taskbench.records import make_record
+from taskbench.runner import run_once
+from taskbench.sweep import Planner, SweepParams, run_key
+
+
+@dataclass
+class ExecutionStats:
+    executed: int = 0
+    reused: int = 0
+    failed: list[dict] = field(default_factory=list)
+
+
+def new_name(store, kind: str, *parts: str) -> str:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return store.unique_name("-".join([kind, *[p for p in parts if p], stamp]))
+
+
+def create(store, name: str, kind: str, params: dict, git_revision: str | None) -> None:
+    machine = provenance.machine()
+    store.create_campaign(name, kind, params, machine, provenance.machine_id(machine), git_revision,
+                          provenance.harness())
+
+
+def resume_target(store, kind: str, name: str | None) -> dict:
+    """The campaign `--resume [NAME]` continues: the named one, else the latest unfinished."""
+    if name:
+        campaign = store.campaign(name)
+        if campaign["kind"] != kind:
+            raise UserError(f"campaign '{name}' is a {campaign['kind']} campaign, not {kind}", EXIT_USAGE)
+        return campaign
+    campaign = store.latest_unfinished(kind)
+    if campaign is None:
+        raise UserError(f"no unfinished {kind} campaign in {store.path} to resume", EXIT_USAGE)
+    return campaign
+
+
+def execute_one(store, system, flags: list[str], *, campaign: str, key: str, rep: int | None,
+                options: LaunchOptions, timeout: float | None, git_revision: str | None,
+                stats: ExecutionStats) -> dict:
+    """The stored run for `key`, running it first unless a previous attempt stored it."""
+    run = store.get_run(campaign, key)
+    if run is not None:
+        stats.reused += 1
+    else:
+        outcome = run_once(system, flags, options, timeout)
+        run = store.add_run(make_record(outcome, campaign=campaign, key=key, system=system,
+                                        flags=flags, rep=rep, git_revision=git_revision))
+        stats.executed += 1
+    if run["status"] != "ok":
+        stats.failed.append(run)
+    return run
+
+
+def run_sweep(store, registry, name: str, params: SweepParams, console,
+              git_revision: str | None) -> ExecutionStats:
+    campaign = store.campaign(name)
+    systems = {n: registry.require_available(n) for n in params.systems}
+    peaks = load_peaks(store, params.kernel, campaign["machine_id"])
+    planner = Planner(params, peaks)
+    options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
+    stats = ExecutionStats()
+    with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
+        batch_number = 0
+        while batch := planner.next_batch():
+            batch_number += 1
+            # Rounds of tries: every unit once, then again those given more tries, so the tries
+            # of one point are spread over the whole batch instead of back to back; each round in
+            # a shuffled order, so no repetition or system always runs at the same position
+            # (seeded by the campaign name: a resumed sweep replays the same order).
+            round_number = 0
+            while pending := [u for u in batch if planner.wants_another_try(u)]:
+                round_number += 1
+                random.Random(zlib.crc32(f"{name}/{batch_number}/{round_number}".encode())).shuffle(pending)
+                bar.add(len(pending))
+                for unit in pending:
+                    system_name, iterations, rep = unit
+                    run = execute_one(
+                        store, systems[system_name], params.flags(iterations), campaign=name,
+                        key=run_key(system_name, iterations, rep, planner.attempts(unit)), rep=rep,
+                        options=options, timeout=params.timeout, git_revision=git_revision,
+                        stats=stats)
+                    planner.add_try(unit, run)
+                    bar.advance(f"{system_name} -iter {iterations}")
+            planner.finish(batch)
+    store.finish_campaign(name)
+    for state in planner.states.values():
+        if state.note:
+            console.warn(f"{state.name}: {state.note}")
+    return stats

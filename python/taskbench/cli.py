@@ -1,0 +1,119 @@
+"""The `taskbench` command: parses arguments, dispatches to taskbench.commands.*, maps errors
+to one line on stderr and a documented exit code (see taskbench.errors)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sqlite3
+import sys
+import threading
+
+from taskbench import __version__
+from taskbench.commands import campaigns, compare, export, metg, peak, report, run, systems
+from taskbench.context import make_context
+from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError
+
+COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, report, compare,
+                                                      export, campaigns)}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (plus the usage) and exit code 2."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise UserError(f"{self.prog}: {message}", EXIT_USAGE)
+
+
+def _common_options() -> argparse.ArgumentParser:
+    # SUPPRESS: an option given before the subcommand is not reset by the subcommand's default.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=argparse.SUPPRESS, help="SQLite store (taskbench.db, or $TASKBENCH_DB)")
+    common.add_argument("--build-dir", default=argparse.SUPPRESS,
+                        help="CMake build folder with the executables (or $TASKBENCH_BUILD_DIR)")
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="no progress bar or notes; tables as tab-separated text")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
+    parser = _Parser(prog="taskbench", parents=[common],
+                     description="Task Bench harness: run systems, sweep problem sizes, compute METG, report.",
+                     epilog="exit codes: 0 ok, 2 usage, 3 some runs failed (stored), 4 environment, "
+                            "130 interrupted; see docs/harness.md")
+    parser.add_argument("--version", action="version", version=f"taskbench {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in COMMANDS.values():
+        module.add_parser(subparsers, common)
+    return parser
+
+
+def _command_index(argv: list[str]) -> int | None:
+    """Position of the subcommand, past the global options that may precede it."""
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in ("--db", "--build-dir"):
+            i += 2
+        elif token.startswith("-"):
+            i += 1
+        else:
+            return i
+    return None
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = build_parser()
+    system_flags: list[str] = []
+    at = _command_index(argv)
+    if at is not None and argv[at] == "run":
+        # Task Bench flags are single-dash (-steps, -v, -h): keep argparse away from them.
+        harness, system_flags = run.split_argv(argv[at + 1:])
+        argv = [*argv[:at], "run", *harness]
+    args = parser.parse_args(argv)
+    args.system_flags = system_flags
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        raise UserError("name a command (e.g. `taskbench systems`)", EXIT_USAGE)
+    return args
+
+
+def _terminate(signum, frame):
+    # SIGTERM (a job scheduler, `timeout`) unwinds like Ctrl-C: the running benchmark is killed
+    # instead of being orphaned, and the store is closed cleanly.
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ctx = None
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        args = parse(argv)
+        ctx = make_context(getattr(args, "db", None), getattr(args, "build_dir", None),
+                           getattr(args, "quiet", False))
+        return COMMANDS[args.command].main(args, ctx)
+    except UserError as exc:
+        print(f"taskbench: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("taskbench: interrupted; stored runs are kept (`--resume` continues a sweep)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except sqlite3.OperationalError as exc:
+        print(f"taskbench: database error: {exc}", file=sys.stderr)
+        return 4
+    except BrokenPipeError:
+        return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        if ctx is not None and "store" in ctx.__dict__:
+            ctx.store.close()  # checkpoints the WAL: no -wal/-shm files left beside the store
+
+
+if __name__ == "__main__":
+    sys.exit(main())

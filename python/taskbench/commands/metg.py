@@ -1,0 +1,172 @@
+"""`taskbench metg SYSTEM... --pattern P --kernel K`: the adaptive sweep and the METG table.
+
+`taskbench metg --default` is the project's main measurement: every available default system,
+stencil_1d, compute_bound, 1000 steps, width = cores, METG(50%) over 3 repetitions, then the
+HTML report (taskbench-report.html unless --html says otherwise).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from taskbench import campaign, provenance, units
+from taskbench.analysis import analyze
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.kernels import kernel_info, unit
+from taskbench.launch import LaunchOptions
+from taskbench.runner import run_once
+from taskbench.sweep import SweepParams
+from taskbench.tables import campaign_title, metg_table
+
+DEFAULT_HTML = "taskbench-report.html"
+BUSY_BACKGROUND = 0.25  # cores used by other processes above which figures are called noisy
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser("metg", parents=[common], help="sweep the problem size and compute METG")
+    p.add_argument("systems", nargs="*", help="systems to compare (see `taskbench systems`)")
+    p.add_argument("--default", action="store_true",
+                   help="every available default system on stencil_1d/compute_bound, then the HTML report")
+    p.add_argument("--pattern", default="stencil_1d")
+    p.add_argument("--kernel", default="compute_bound")
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
+    p.add_argument("--radix", type=int, help="dependencies per task for nearest/spread")
+    p.add_argument("--scratch", type=int, help="scratch bytes per task (memory kernels have a default)")
+    p.add_argument("--flags", default="", help="more Task Bench flags for every run, e.g. \"-output 64\"")
+    p.add_argument("--threshold", type=float, default=50.0, help="efficiency threshold in percent (50)")
+    p.add_argument("--reps", type=int, default=3, help="repetitions of the whole curve (3)")
+    p.add_argument("--tries", type=int, default=3,
+                   help="runs of a size near the threshold per repetition; the fastest counts (3)")
+    p.add_argument("--start-iter", type=int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
+    p.add_argument("--refine", type=int, default=3, help="sizes added inside each bracketing step (3)")
+    p.add_argument("--max-spread", type=float, default=10.0,
+                   help="warn when repetitions' METGs disagree by more than this percent (10)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
+    p.add_argument("--ranks", type=int, help="MPI ranks (MPI systems)")
+    p.add_argument("--threads-per-rank", type=int)
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+    p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
+    p.add_argument("--resume", nargs="?", const="", metavar="NAME",
+                   help="continue an interrupted campaign (default: the latest unfinished one)")
+    p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    return p
+
+
+def _validate(args) -> None:
+    if not 0 < args.threshold < 100:
+        raise UserError(f"--threshold {args.threshold:g}: must be a percentage between 0 and 100")
+    for name in ("steps", "reps", "tries", "width", "start_iter", "timeout", "ranks", "threads_per_rank"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
+    if args.refine < 0:
+        raise UserError(f"--refine {args.refine}: must be 0 or more")
+
+
+def _systems(args, ctx) -> list[str]:
+    registry = ctx.registry
+    if args.default:
+        chosen = []
+        for s in registry.defaults():
+            if s.available:
+                chosen.append(s.name)
+            else:  # never silently skipped
+                ctx.console.warn(f"default system {s.name} skipped: {s.reason}")
+        if not chosen:
+            raise UserError("no default system is available (see `taskbench systems`)", EXIT_ENVIRONMENT)
+        return chosen + [n for n in args.systems if n not in chosen]
+    if not args.systems:
+        raise UserError("name at least one system (or --default); `taskbench systems` lists them")
+    for name in args.systems:
+        registry.require_available(name)
+    return list(dict.fromkeys(args.systems))
+
+
+def _params(args, ctx) -> SweepParams:
+    info = kernel_info(args.kernel)
+    try:
+        extra = shlex.split(args.flags)
+    except ValueError as exc:
+        raise UserError(f"--flags: {exc}")
+    return SweepParams(
+        systems=_systems(args, ctx), pattern=args.pattern, kernel=args.kernel, steps=args.steps,
+        width=args.width or provenance.available_cores(), radix=args.radix,
+        threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
+        refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
+        timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
+        max_spread=args.max_spread / 100)
+
+
+def main(args, ctx) -> int:
+    _validate(args)
+    store = ctx.store
+    if args.resume is not None:
+        target = campaign.resume_target(store, "metg", args.resume or args.campaign)
+        name, params = target["name"], SweepParams.from_dict(target["params"])
+        if target["status"] == "done":
+            ctx.console.note(f"campaign {name} is already complete; showing its results")
+        else:
+            ctx.console.note(f"resuming {name}: {len(store.runs(name))} runs already stored")
+    else:
+        params = _params(args, ctx)
+        _preflight(ctx, params)
+        name = args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel)
+        campaign.create(store, name, "metg", params.to_dict(), ctx.git_revision)
+        ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
+                         f"{params.kernel}, {params.steps} steps x {params.width} wide, "
+                         f"{params.reps} reps, METG({params.threshold:.0%}); stored in {store.path}")
+    _warn_if_loaded(ctx)
+    try:
+        stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
+    except KeyboardInterrupt:
+        raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
+                        f"`taskbench metg --resume {name}`", 130)
+    analysis = analyze(store, name)
+    columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
+    ctx.console.table(campaign_title(analysis), columns, rows)
+    _report_peaks(ctx, analysis)
+    for curve in analysis.curves.values():
+        for warning in curve.summary.warnings:
+            ctx.console.warn(f"{curve.system}: {warning}")
+    ctx.console.note(f"{stats.executed} runs executed, {stats.reused} reused from the store, "
+                     f"{len(stats.failed)} failed")
+    background = analysis.background_load
+    if background is not None and background > BUSY_BACKGROUND:
+        ctx.console.warn(f"other processes used {background:.2f} cores on average while this campaign "
+                         "ran: its figures are noisy")
+    html = args.html or (DEFAULT_HTML if args.default else None)
+    if html:
+        from taskbench import report
+        written = report.write_report(store, html, [name], ctx.console)
+        ctx.console.note(f"report: {written}")
+    return EXIT_RUNS_FAILED if stats.failed else EXIT_OK
+
+
+def _preflight(ctx, params: SweepParams) -> None:
+    """One tiny run per system with the sweep's flags, so a typo in --flags or --pattern is one
+    line now instead of a campaign of failed runs."""
+    flags = params.flags(1)
+    flags[flags.index("-steps") + 1] = "1"
+    options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
+    for name in params.systems:
+        outcome = run_once(ctx.registry.get(name), flags, options, timeout=60)
+        if outcome.status == "bad_flags":
+            raise UserError(f"{name} rejects the sweep's flags: {outcome.reason}", EXIT_USAGE)
+
+
+def _report_peaks(ctx, analysis) -> None:
+    for cores, info in analysis.peaks.describe().items():
+        source = "stored `taskbench peak` run" if info["stored"] and info["peak"] == info["stored"] \
+            else "best run of this campaign"
+        ctx.console.note(f"peak with {cores} core(s): {units.rate(info['peak'], unit(analysis.params.kernel))} "
+                         f"({source})")
+
+
+def _warn_if_loaded(ctx) -> None:
+    load = provenance.load_average()
+    cores = provenance.available_cores()
+    if load and load[0] > 0.5 * cores:
+        ctx.console.warn(f"the machine is busy (load average {load[0]:.1f} on {cores} cores): "
+                         "expect noisy figures")

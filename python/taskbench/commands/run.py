@@ -1,0 +1,95 @@
+"""`taskbench run SYSTEM [task-bench flags]`: one run, shown as a table and stored.
+
+Harness options (--timeout, --ranks, ...) may stand anywhere; every other token after SYSTEM
+goes to the system unchanged, so `taskbench run serial -h` shows the system's own flags.
+"""
+
+from __future__ import annotations
+
+from taskbench import campaign, units
+from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE
+from taskbench.kernels import KERNELS, throughput, unit
+from taskbench.launch import LaunchOptions
+from taskbench.peak import load_peaks
+
+# Harness options of `run` that take a value / that take none (the splitter needs to know).
+OPTIONS_WITH_VALUE = {"--timeout", "--ranks", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
+OPTIONS_WITHOUT_VALUE = {"-q", "--quiet"}
+
+
+def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """Harness tokens (options and SYSTEM) and the system's flags."""
+    harness, system_flags, system_seen = [], [], False
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        name = token.split("=", 1)[0]
+        if name in OPTIONS_WITH_VALUE:
+            harness.append(token)
+            if "=" not in token and i + 1 < len(tokens):
+                harness.append(tokens[i + 1])
+                i += 1
+        elif token in OPTIONS_WITHOUT_VALUE or (not system_seen and token in ("-h", "--help")):
+            harness.append(token)
+        elif not system_seen and not token.startswith("-"):
+            harness.append(token)
+            system_seen = True
+        else:
+            system_flags.append(token)
+        i += 1
+    return harness, system_flags
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser("run", parents=[common], help="one run of one system, stored",
+                              usage="taskbench run [options] SYSTEM [task-bench flags ...]")
+    p.add_argument("system", help="a name from `taskbench systems`")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is killed (600)")
+    p.add_argument("--ranks", type=int, help="MPI ranks (MPI systems)")
+    p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+    p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
+    return p
+
+
+def main(args, ctx) -> int:
+    system = ctx.registry.require_available(args.system)
+    store = ctx.store
+    flags = list(args.system_flags)
+    name = args.campaign or campaign.new_name(store, "run", system.name)
+    campaign.create(store, name, "run", {"systems": [system.name], "flags": flags,
+                                         "ranks": args.ranks, "threads_per_rank": args.threads_per_rank,
+                                         "launcher": args.launcher},
+                    ctx.git_revision)
+    stats = campaign.ExecutionStats()
+    run = campaign.execute_one(store, system, flags, campaign=name, key="run", rep=None,
+                               options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher),
+                               timeout=args.timeout, git_revision=ctx.git_revision, stats=stats)
+    store.finish_campaign(name)
+    show(ctx, run, name)
+    if run["status"] == "bad_flags":
+        return EXIT_USAGE
+    return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
+
+
+def show(ctx, run: dict, name: str) -> None:
+    rows = [["system", run["system"]], ["status", run["status"] + (f": {run['reason']}" if run["reason"] else "")]]
+    if run["status"] == "ok":
+        kernel = run.get("kernel")
+        rows += [["graph", f"{run.get('pattern')}, {run.get('steps')} steps x {run.get('width')} wide, "
+                           f"kernel {kernel} -iter {run.get('iter')}"],
+                 ["tasks / dependencies", f"{run.get('tasks')} / {run.get('dependencies')}"],
+                 ["elapsed", units.seconds(run.get("elapsed_seconds"))],
+                 ["FLOP/s", units.rate(run.get("flops_per_second"), "FLOP/s")],
+                 ["B/s", units.rate(run.get("bytes_per_second"), "B/s")],
+                 ["cores (ranks x threads)", f"{run.get('cores')} ({run.get('ranks')} x {run.get('threads_per_rank')})"],
+                 ["task granularity", units.seconds(run.get("granularity_seconds"))]]
+        if kernel in KERNELS:
+            peak = load_peaks(ctx.store, kernel, run["machine_id"]).peak(run.get("cores"))
+            value = throughput(run, kernel)
+            if peak and value is not None:
+                rows.append(["efficiency", f"{units.percent(value / peak)} of the stored peak "
+                                           f"{units.rate(peak, unit(kernel))}"])
+    rows.append(["stored", f"{ctx.store.path} campaign {name}, run id {run['id']}"])
+    ctx.console.table(f"taskbench run {run['system']}", ["", "value"], rows)

@@ -1,0 +1,42 @@
+"""What every command needs: where things are, the registry, the store, the console."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+from taskbench import provenance
+from taskbench.console import Console
+from taskbench.locations import Layout, find_layout
+from taskbench.registry import Registry
+from taskbench.store import Store
+
+DEFAULT_DB = "taskbench.db"
+
+
+@dataclass
+class Context:
+    db_path: str
+    build_dir: str | None
+    console: Console
+
+    @functools.cached_property
+    def layout(self) -> Layout:
+        return find_layout(self.build_dir)
+
+    @functools.cached_property
+    def registry(self) -> Registry:
+        return Registry(self.layout)
+
+    @functools.cached_property
+    def store(self) -> Store:
+        return Store(self.db_path)
+
+    @functools.cached_property
+    def git_revision(self) -> str | None:
+        return provenance.git_revision(self.layout.source_root)
+
+
+def make_context(db: str | None, build_dir: str | None, quiet: bool) -> Context:
+    return Context(db or os.environ.get("TASKBENCH_DB") or DEFAULT_DB, build_dir, Console(quiet))

@@ -1,0 +1,25 @@
+"""Exit codes and the one error type that the CLI turns into a one-line message.
+
+Exit codes (documented in docs/harness.md; scripts rely on them):
+  0  success
+  1  internal error (a bug in the harness: the only case that shows a traceback)
+  2  usage error: bad arguments, unknown system or campaign, bad flags passed to a system
+  3  measured, but one or more runs failed (crash, validation, timeout); they are stored
+  4  environment: nothing built, system not available here, database unusable
+  130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues
+"""
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_RUNS_FAILED = 3
+EXIT_ENVIRONMENT = 4
+EXIT_INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A mistake or a missing piece the user can fix: printed as one line, never a traceback."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -1,0 +1,19 @@
+"""Local launcher: the binary itself, with the registry's environment and threads flag."""
+
+from __future__ import annotations
+
+from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+
+
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    if options.ranks and options.ranks != 1:
+        raise UserError(f"system '{system.name}' runs locally in one process: --ranks does not apply",
+                        EXIT_USAGE)
+    if options.threads_per_rank and not system.threads_flag and system.cores != "all":
+        raise UserError(f"system '{system.name}' has a fixed thread count: --threads-per-rank "
+                        "does not apply", EXIT_USAGE)
+    set_env = base_environment(system, options)
+    argv = [str(system.binary_path), *flags, *threads_flags(system, options)]
+    return LaunchPlan(argv, merged_env(set_env), set_env, 1,
+                      options.threads_per_rank or system.threads_per_rank)

@@ -1,0 +1,24 @@
+"""srun launcher (Slurm): `srun -n N`, which exports the whole environment by default."""
+
+from __future__ import annotations
+
+import shutil
+
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, rank_count
+
+
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    if shutil.which("srun") is None:
+        raise UserError("srun not found on PATH (not on a Slurm cluster)", EXIT_ENVIRONMENT)
+    ranks = rank_count(system, options)
+    threads = options.threads_per_rank or system.threads_per_rank
+    set_env = base_environment(system, options)
+    argv = ["srun", "-n", str(ranks)]
+    if threads:
+        argv += ["--cpus-per-task", str(threads)]
+    argv += [str(a) for a in system.extra.get("srun_args", [])]
+    argv += [str(system.binary_path), *flags, *threads_flags(system, options),
+             EXPECT_RANKS_FLAG, str(ranks)]
+    return LaunchPlan(argv, merged_env(set_env), set_env, ranks, threads)

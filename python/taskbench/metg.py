@@ -1,0 +1,118 @@
+"""Efficiency and METG (SPEC.md §6, the Task Bench paper §IV). Pure functions, no I/O.
+
+Efficiency of a run = its throughput / the machine's peak for that kernel and core count.
+METG(x) of one repetition's curve = the smallest task granularity whose efficiency is still
+>= x, where a crossing between two consecutive sweep points (one >= x, the next < x) is
+interpolated linearly in efficiency against log(granularity). Over repetitions we report the
+median with its range; a curve that never reaches x has no METG.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    iter: int
+    granularity: float | None  # seconds; None when the run failed
+    efficiency: float | None  # fraction of peak; None when the run failed
+
+    @property
+    def ok(self) -> bool:
+        return self.granularity is not None and self.efficiency is not None and self.granularity > 0
+
+
+@dataclass(frozen=True)
+class MetgValue:
+    seconds: float | None
+    status: str  # "found" | "unbracketed" (never fell below x: an upper bound) | "none"
+    note: str = ""
+
+
+def efficiency(throughput: float | None, peak: float | None) -> float | None:
+    if throughput is None or not peak or peak <= 0:
+        return None
+    return throughput / peak
+
+
+def log_interpolate(hi: CurvePoint, lo: CurvePoint, threshold: float) -> float:
+    """Granularity where the segment hi -> lo crosses `threshold`, linear in log(granularity).
+
+    hi.efficiency >= threshold > lo.efficiency.
+    """
+    t = (hi.efficiency - threshold) / (hi.efficiency - lo.efficiency)
+    log_g = math.log(hi.granularity) + t * (math.log(lo.granularity) - math.log(hi.granularity))
+    return math.exp(log_g)
+
+
+def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
+    """METG of one repetition. `points` in any order; they are walked in sweep order.
+
+    The sweep order (problem size decreasing) is what makes two points neighbours: granularity
+    itself is not monotone in the problem size once overhead dominates (it can grow again).
+    """
+    curve = sorted((p for p in points if p.ok), key=lambda p: -p.iter)
+    if not curve:
+        return MetgValue(None, "none", "no successful run")
+    best = max(p.efficiency for p in curve)
+    if best < threshold:
+        return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {best:.0%})")
+    candidates: list[float] = [p.granularity for p in curve if p.efficiency >= threshold]
+    crossed = False
+    for hi, lo in zip(curve, curve[1:]):
+        if hi.efficiency >= threshold > lo.efficiency:
+            crossed = True
+            candidates.append(log_interpolate(hi, lo, threshold))
+    value = min(candidates)
+    if not crossed:
+        return MetgValue(value, "unbracketed",
+                         f"efficiency never fell below {threshold:.0%}: METG <= this value")
+    return MetgValue(value, "found")
+
+
+@dataclass
+class MetgSummary:
+    values: list[MetgValue]
+    median: float | None = None
+    low: float | None = None
+    high: float | None = None
+    spread: float | None = None  # (high - low) / median over repetitions with a METG
+    found: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def text_status(self) -> str:
+        if self.median is None:
+            reasons = {v.note for v in self.values if v.note}
+            return "no METG" + (f" ({'; '.join(sorted(reasons))})" if reasons else "")
+        return "ok"
+
+
+def summarize(values: list[MetgValue], max_spread: float | None = None) -> MetgSummary:
+    summary = MetgSummary(values)
+    found = [v.seconds for v in values if v.seconds is not None]
+    summary.found = len(found)
+    if not found:
+        return summary
+    summary.median = statistics.median(found)
+    summary.low, summary.high = min(found), max(found)
+    summary.spread = (summary.high - summary.low) / summary.median if summary.median > 0 else 0.0
+    if len(found) < len(values):
+        summary.warnings.append(f"only {len(found)} of {len(values)} repetitions reach the threshold")
+    if any(v.status == "unbracketed" for v in values):
+        summary.warnings.append("some repetitions never fell below the threshold (METG is an upper bound)")
+    if max_spread is not None and len(found) > 1 and summary.spread > max_spread:
+        summary.warnings.append(f"repetitions disagree: spread {summary.spread:.0%} > {max_spread:.0%}")
+    return summary
+
+
+def relative_spread(values: list[float]) -> float | None:
+    """(max - min) / median, the disagreement between repetitions of one point."""
+    values = [v for v in values if v is not None]
+    if len(values) < 2:
+        return None
+    mid = statistics.median(values)
+    return (max(values) - min(values)) / mid if mid > 0 else None

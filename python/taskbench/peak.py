@@ -1,0 +1,57 @@
+"""The machine's peak throughput for a kernel, measured here, never a constant.
+
+The peak for a run using C cores is the best of: stored `taskbench peak` runs with C cores on
+this machine (or, without one at C cores, the best per-core peak times C), and the best
+throughput any run of the campaign reached with C cores (normally at large granularity).
+Comparing a run with the peak of the cores it uses keeps a 1-core system (serial) from being
+capped at 1/C efficiency on a C-core machine.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from taskbench.kernels import kernel_info, peak_kernel, throughput
+
+
+class PeakTable:
+    def __init__(self, kernel: str, stored_runs: list[dict] = ()):
+        self.kernel = kernel
+        self.stored: dict[int, float] = {}
+        for run in stored_runs:
+            self._offer(self.stored, run)
+        self.observed: dict[int, float] = {}
+
+    def _offer(self, table: dict[int, float], run: dict) -> None:
+        value = throughput(run, self.kernel)
+        cores = run.get("cores") or 1
+        if run.get("status") == "ok" and value:
+            table[cores] = max(table.get(cores, 0.0), value)
+
+    def observe(self, run: dict) -> None:
+        """A campaign run: its throughput may set the peak for its core count."""
+        self._offer(self.observed, run)
+
+    def peak(self, cores: int | None) -> float | None:
+        cores = cores or 1
+        candidates = [self.observed.get(cores, 0.0)]
+        if cores in self.stored:
+            candidates.append(self.stored[cores])
+        elif self.stored:
+            candidates.append(max(v / c for c, v in self.stored.items()) * cores)
+        best = max(candidates)
+        return best or None
+
+    def describe(self) -> dict[int, dict]:
+        out = defaultdict(dict)
+        for cores in sorted(set(self.stored) | set(self.observed)):
+            out[cores] = {"stored": self.stored.get(cores), "observed": self.observed.get(cores),
+                          "peak": self.peak(cores)}
+        return dict(out)
+
+
+def load_peaks(store, kernel: str, machine_id: str) -> PeakTable:
+    """Stored peak runs for the kernel whose throughput defines this kernel's 100%."""
+    measured_on = peak_kernel(kernel)
+    kernel_info(kernel)  # rejects kernels without counted work
+    return PeakTable(kernel, store.peak_runs(measured_on, machine_id))

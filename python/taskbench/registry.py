@@ -1,0 +1,154 @@
+"""The registry: every systems/<folder>/system.toml, and whether each system can run here.
+
+A system is never silently skipped: when it cannot run, `reason` says why (its CMake component
+was off and why, its binary is missing, its launcher is not installed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
+from taskbench.locations import Layout
+
+KNOWN_LAUNCHERS = ("local", "mpirun", "srun")
+
+
+@dataclass
+class System:
+    name: str
+    binary: str
+    folder: Path
+    launcher: str = "local"
+    component: str | None = None
+    language: str = ""
+    description: str = ""
+    cores: str | int = "all"  # "all" (every available core) or a fixed count
+    threads_flag: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    paper_row: str = ""
+    default: bool = False
+    ranks: int | None = None  # default MPI ranks (mpirun/srun launchers)
+    threads_per_rank: int | None = None
+    mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
+    extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
+    # Filled in by resolve():
+    available: bool = False
+    reason: str = ""
+    binary_path: Path | None = None
+
+    @property
+    def is_mpi(self) -> bool:
+        return self.launcher in ("mpirun", "srun")
+
+
+_KNOWN_KEYS = {f for f in System.__dataclass_fields__} - {"folder", "extra", "available",
+                                                            "reason", "binary_path"}
+
+
+def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
+    if "name" not in entry:
+        raise UserError(f"{source}: a [[system]] table has no 'name'", EXIT_ENVIRONMENT)
+    known = {k: v for k, v in entry.items() if k in _KNOWN_KEYS}
+    extra = {k: v for k, v in entry.items() if k not in _KNOWN_KEYS}
+    known.setdefault("binary", known["name"])
+    known["env"] = {str(k): str(v) for k, v in (known.get("env") or {}).items()}
+    return System(folder=folder, extra=extra, **known)
+
+
+def read_registry_file(path: Path) -> list[System]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{path}: cannot read the registry entry ({exc})", EXIT_ENVIRONMENT)
+    # Newer entries are [[system]] arrays; an older flat file describes one system.
+    entries = data.get("system")
+    if isinstance(entries, dict):
+        entries = [entries]
+    if entries is None:
+        entries = [data] if "name" in data else []
+    return [_parse_entry(e, path.parent, path) for e in entries]
+
+
+def _binary_reason(system: System, layout: Layout) -> str:
+    components = layout.build_info.get("components", {})
+    comp = components.get(system.component) if system.component else None
+    if comp is not None and not comp.get("enabled", True):
+        return f"not built: {comp.get('reason') or system.component + ' is off'}"
+    if layout.bin_dir is None:
+        return "no build found: run the CMake build, or point --build-dir / TASKBENCH_BUILD_DIR at one"
+    if system.component and comp is None and layout.build_info:
+        return f"not built: this build does not know the component {system.component} (re-run CMake)"
+    return f"binary missing ({system.binary} not in {layout.bin_dir}), run the build"
+
+
+def _launcher_reason(system: System) -> str:
+    if system.launcher not in KNOWN_LAUNCHERS:
+        return f"unknown launcher '{system.launcher}' (known: {', '.join(KNOWN_LAUNCHERS)})"
+    if system.launcher == "mpirun":
+        from taskbench.launch.mpi_common import LAUNCHER_NAMES, find_launcher, flavour
+        if system.mpi not in (None, *LAUNCHER_NAMES):
+            return f"unknown mpi '{system.mpi}' (known: {', '.join(LAUNCHER_NAMES)})"
+        if find_launcher(system) is None:
+            return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
+    if system.launcher == "srun" and shutil.which("srun") is None:
+        return "srun not found on PATH (not on a Slurm cluster)"
+    return ""
+
+
+def resolve(system: System, layout: Layout) -> System:
+    """Sets available / reason / binary_path for this machine's build."""
+    binary = Path(system.binary)
+    if binary.is_absolute():
+        path = binary
+    elif layout.bin_dir is not None:
+        path = layout.bin_dir / binary
+    else:
+        path = None
+    if path is not None and path.is_file() and os.access(path, os.X_OK):
+        system.binary_path = path
+        system.reason = _launcher_reason(system)
+    else:
+        system.binary_path = None
+        system.reason = _binary_reason(system, layout)
+    system.available = not system.reason
+    return system
+
+
+class Registry:
+    def __init__(self, layout: Layout):
+        self.layout = layout
+        self.systems: dict[str, System] = {}
+        if layout.systems_dir is None or not layout.systems_dir.is_dir():
+            return
+        for path in sorted(layout.systems_dir.glob("*/system.toml")):
+            for system in read_registry_file(path):
+                # The first entry with a name wins; folders are read in sorted order.
+                self.systems.setdefault(system.name, resolve(system, layout))
+
+    def __iter__(self):
+        return iter(self.systems.values())
+
+    def get(self, name: str) -> System:
+        if name not in self.systems:
+            known = ", ".join(self.systems) or "none (no registry found)"
+            raise UserError(f"unknown system '{name}' (known: {known})", EXIT_USAGE)
+        return self.systems[name]
+
+    def require_available(self, name: str) -> System:
+        system = self.get(name)
+        if not system.available:
+            raise UserError(f"system '{name}' is not available: {system.reason}", EXIT_ENVIRONMENT)
+        return system
+
+    def defaults(self) -> list[System]:
+        return [s for s in self if s.default]

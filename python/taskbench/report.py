@@ -1,0 +1,135 @@
+"""The report: figures as PNG and SVG files, and one self-contained HTML page (figures inlined as
+base64 PNG) with the METG tables, the failures and the machine's provenance."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import re
+from pathlib import Path
+
+from taskbench import units
+from taskbench.analysis import analyze
+from taskbench.kernels import unit
+from taskbench.tables import campaign_title, failures_table, metg_table
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+figure { display: inline-block; margin: 0.4em; }
+img { max-width: 100%; }
+.warn { color: #a15c00; }
+.muted { color: #777; font-size: 0.85em; }
+"""
+
+
+def _table(columns, rows) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row)
+                   + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+class _Figures:
+    """Saves each figure as PNG + SVG next to the page and returns the inlined <figure>."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.files: list[Path] = []
+
+    def add(self, name: str, fig, caption: str) -> str:
+        if fig is None:
+            return ""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        png, svg = self.folder / f"{_slug(name)}.png", self.folder / f"{_slug(name)}.svg"
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110)
+        png.write_bytes(buffer.getvalue())
+        fig.savefig(svg, format="svg")
+        self.files += [png, svg]
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
+def _provenance(store, analyses) -> str:
+    rows = []
+    for a in analyses:
+        c = a.campaign
+        m = c["machine"]
+        ok = next((r for r in a.runs if r["status"] == "ok" and r.get("report")), None)
+        tb = (ok or {}).get("report", {}).get("taskbench", {}) if ok else {}
+        rows.append([a.name, c["created"], m.get("hostname"), m.get("cpu_model"), m.get("available_cpus"),
+                     f"{(m.get('memory_bytes') or 0) / 2**30:.1f} GiB", m.get("os"),
+                     (ok or {}).get("compiler"), tb.get("build_flags"), c.get("git_revision")])
+    return _table(["campaign", "created", "host", "CPU", "cores", "memory", "OS", "compiler",
+                   "build flags", "git revision"], rows)
+
+
+def _peaks(store) -> str:
+    rows = []
+    for c in store.campaigns("peak"):
+        kernel = c["params"].get("kernel")
+        best = {}
+        for r in store.runs(c["name"], status="ok"):
+            value = r.get("flops_per_second") if unit(kernel) == "FLOP/s" else r.get("bytes_per_second")
+            key = (r["system"], r.get("cores"))
+            best[key] = max(best.get(key, 0), value or 0)
+        for (system, cores), value in sorted(best.items()):
+            rows.append([c["name"], kernel, system, cores, units.rate(value, unit(kernel)), c["machine"].get("hostname")])
+    if not rows:
+        return "<p class='muted'>No stored peak runs: efficiencies are relative to the best run of each campaign.</p>"
+    return _table(["campaign", "kernel", "system", "cores", "best", "host"], rows)
+
+
+def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console) -> Path:
+    html_path = Path(html_path)
+    names = campaign_names or [c["name"] for c in store.campaigns("metg")]
+    analyses = [analyze(store, n) for n in names if store.campaign(n)["kind"] == "metg"]
+    try:
+        from taskbench import plots
+    except ImportError:
+        plots = None
+        console.warn("matplotlib is not installed: the report has tables but no figures")
+    figures = _Figures(html_path.with_name(html_path.stem + "_figures"))
+    parts = [f"<h1>taskbench report</h1><p class='muted'>{len(analyses)} METG campaign(s) from "
+             f"{html.escape(str(store.path))}</p>"]
+    parts.append("<h2>METG</h2>")
+    for a in analyses:
+        parts.append(f"<h3>{html.escape(campaign_title(a))}</h3>")
+        parts.append(_table(*metg_table(a)))
+        for curve in a.curves.values():
+            for w in curve.summary.warnings:
+                parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
+            if curve.noisy_points:
+                sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
+                parts.append(f"<p class='warn'>{html.escape(curve.system)}: repetitions disagree by more "
+                             f"than 25% at {html.escape(sizes)}</p>")
+        if plots:
+            parts.append(figures.add(f"{a.name}_fig6_throughput", plots.throughput_vs_size(a),
+                                     f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
+            parts.append(figures.add(f"{a.name}_fig7_efficiency", plots.efficiency_vs_granularity(a),
+                                     f"Fig. 7 style: efficiency vs task granularity ({a.name})"))
+    if plots:
+        extra = [(n, f, "Fig. 10 style: METG vs dependencies per task") for n, f in plots.metg_vs_dependencies(analyses)]
+        extra += [(n, f, "Fig. 9 style: METG vs nodes") for n, f in plots.metg_vs_nodes(analyses)]
+        if extra:
+            parts.append("<h2>METG across campaigns</h2>")
+            parts += [figures.add(n, f, caption) for n, f, caption in extra]
+    columns, rows = failures_table(analyses)
+    parts.append(f"<h2>Failed runs ({len(rows)})</h2>")
+    parts.append(_table(columns, rows) if rows else "<p class='muted'>none</p>")
+    parts.append("<h2>Peaks</h2>" + _peaks(store))
+    parts.append("<h2>Provenance</h2>" + _provenance(store, analyses))
+    page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>taskbench report</title>"
+            f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n")
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    html_path.write_text(page, encoding="utf-8")
+    return html_path

@@ -1,0 +1,189 @@
+"""Runs one system once, with a timeout, and turns whatever happened into a RunOutcome.
+
+A run that crashes, fails validation or times out is not an exception here: it is an outcome
+with a status and a one-line reason, stored like any other (failures are data).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from taskbench import provenance
+from taskbench.launch import LaunchOptions, plan
+
+# Exit codes of the systems (SPEC.md §4, §3).
+SYSTEM_EXIT_BAD_FLAGS = 2
+SYSTEM_EXIT_VALIDATION = 3
+TAIL_CHARS = 4000
+
+# The summary lines every system prints (SPEC.md §5): the fallback for binaries without -json.
+_SUMMARY_KEYS = {
+    "Total Tasks": ("tasks", int),
+    "Total Dependencies": ("dependencies", int),
+    "Total FLOPs": ("flops", int),
+    "Total Bytes": ("bytes", int),
+    "Elapsed Time": ("elapsed_seconds", float),
+    "FLOP/s": ("flops_per_second", float),
+    "B/s": ("bytes_per_second", float),
+}
+
+
+@dataclass
+class RunOutcome:
+    status: str  # ok | bad_flags | validation | crashed | timeout | failed | no_report | launch_error
+    reason: str
+    argv: list[str]
+    set_env: dict[str, str]
+    exit_code: int | None = None
+    wall_seconds: float = 0.0
+    started_at: str = ""
+    report: dict | None = None
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    ranks: int = 1
+    threads_per_rank: int | None = None
+    metrics: dict = field(default_factory=dict)
+    # Cores' worth of CPU that other processes used while this run ran (10 ms resolution, so
+    # only meaningful for runs of a few hundred ms or more): a noisy neighbour shows up here.
+    background_load: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def parse_summary(stdout: str) -> dict:
+    """Figures from the plain-text summary, for binaries that cannot write a JSON report."""
+    figures = {}
+    for line in stdout.splitlines():
+        for label, (key, kind) in _SUMMARY_KEYS.items():
+            if line.startswith(label + " "):
+                try:
+                    figures[key] = kind(line[len(label):].split()[0])
+                except (ValueError, IndexError):
+                    pass
+    return figures
+
+
+def metrics_from(report: dict | None, summary: dict) -> dict:
+    """The figures the harness stores in columns, from the JSON report or the summary lines."""
+    if report:
+        totals = report.get("totals", {})
+        parallelism = report.get("parallelism", {})
+        m = {
+            "tasks": totals.get("tasks"),
+            "dependencies": totals.get("dependencies"),
+            "flops": totals.get("flops"),
+            "bytes": totals.get("bytes"),
+            "nodes": totals.get("nodes"),
+            "elapsed_seconds": report.get("elapsed_seconds"),
+            "flops_per_second": report.get("flops_per_second"),
+            "bytes_per_second": report.get("bytes_per_second"),
+            "cores": parallelism.get("cores"),
+            "granularity_seconds": report.get("task_granularity_seconds"),
+        }
+    else:
+        m = dict(summary)
+        m.setdefault("cores", None)
+        m["granularity_seconds"] = None
+    if m.get("granularity_seconds") is None and m.get("tasks") and m.get("elapsed_seconds") is not None:
+        m["granularity_seconds"] = m["elapsed_seconds"] * (m.get("cores") or 1) / m["tasks"]
+    return m
+
+
+def _is_banner(line: str) -> bool:
+    return not line.strip("-=*_# ")
+
+
+def _last_line(text: str) -> str:
+    """The line that says what went wrong: our systems print one line, the last; launchers
+    (mpirun) print a block between banner lines, whose first line is the headline."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if any(_is_banner(l) for l in lines):
+        first = next(i for i, l in enumerate(lines) if _is_banner(l))
+        headline = next((l for l in lines[first + 1:] if not _is_banner(l)), "")
+        if headline:
+            return headline[:500]
+    lines = [l for l in lines if not _is_banner(l)]
+    return lines[-1][:500] if lines else ""
+
+
+def _classify(code: int, stderr: str) -> tuple[str, str]:
+    line = _last_line(stderr)
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return "crashed", f"killed by {name}" + (f": {line}" if line else "")
+    if "validation failed" in stderr or code == SYSTEM_EXIT_VALIDATION:
+        return "validation", line or "validation failed"
+    if code == SYSTEM_EXIT_BAD_FLAGS:
+        return "bad_flags", line or "the system rejected its flags"
+    return "failed", f"exit code {code}" + (f": {line}" if line else "")
+
+
+def run_once(system, flags: list[str], options: LaunchOptions | None = None,
+             timeout: float | None = None) -> RunOutcome:
+    options = options or LaunchOptions()
+    with tempfile.TemporaryDirectory(prefix="taskbench-run-") as tmp:
+        report_path = Path(tmp) / "report.json"
+        launch = plan(system, [*flags, "-json", str(report_path)], options)
+        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
+                             ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
+        busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
+        start = time.perf_counter()
+        try:
+            # A session of its own, so a timeout kills the whole tree (mpirun and its ranks too).
+            proc = subprocess.Popen(launch.argv, env=launch.env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, errors="replace",
+                                    start_new_session=True)
+        except OSError as exc:
+            outcome.status, outcome.reason = "launch_error", f"cannot start {launch.argv[0]}: {exc.strerror}"
+            return outcome
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_tree(proc)
+            stdout, stderr = proc.communicate()
+            outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
+        except BaseException:
+            # Ctrl-C or the harness dying: leave no orphaned benchmark behind.
+            _kill_tree(proc)
+            raise
+        outcome.wall_seconds = time.perf_counter() - start
+        busy_after = provenance.cpu_busy_seconds()
+        if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
+            own = provenance.children_cpu_seconds() - own_before
+            outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
+        outcome.exit_code = proc.returncode
+        outcome.stdout_tail = stdout[-TAIL_CHARS:]
+        outcome.stderr_tail = stderr[-TAIL_CHARS:]
+        if outcome.status != "timeout" and proc.returncode != 0:
+            outcome.status, outcome.reason = _classify(proc.returncode, stderr)
+        if report_path.is_file():
+            try:
+                outcome.report = json.loads(report_path.read_text())
+            except ValueError:
+                outcome.report = None
+        summary = parse_summary(stdout)
+        outcome.metrics = metrics_from(outcome.report, summary)
+        if outcome.ok and outcome.report is None and "elapsed_seconds" not in summary:
+            outcome.status, outcome.reason = "no_report", "exit code 0 but neither a JSON report nor summary lines"
+        return outcome
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()

@@ -1,0 +1,218 @@
+"""SQLite store: every run with its provenance, grouped in campaigns.
+
+Durability: WAL journal, one transaction per run, committed before the next run starts, so a
+sweep killed at any moment (SIGKILL included) keeps every run already measured. Each planned run
+has a key that is unique within its campaign (UNIQUE(campaign, key)): a resumed sweep looks the
+key up before running, so it neither repeats nor loses a run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS campaigns (
+  name TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,              -- metg | peak | run
+  status TEXT NOT NULL,            -- running | done
+  created TEXT NOT NULL,
+  finished TEXT,
+  params TEXT NOT NULL,            -- JSON: what was asked (systems, graph shape, threshold, ...)
+  machine_id TEXT NOT NULL,
+  machine TEXT NOT NULL,           -- JSON, as seen by the harness
+  git_revision TEXT,
+  harness TEXT                     -- JSON: harness version, python, command line
+);
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  campaign TEXT NOT NULL REFERENCES campaigns(name),
+  key TEXT NOT NULL,               -- deterministic within the campaign: system/iter/rep
+  system TEXT NOT NULL,
+  system_version TEXT,
+  launcher TEXT,
+  rep INTEGER,
+  iter INTEGER,
+  pattern TEXT,
+  kernel TEXT,
+  steps INTEGER,
+  width INTEGER,
+  radix INTEGER,
+  flags TEXT,                      -- JSON list: the Task Bench flags given to the system
+  argv TEXT,                       -- JSON list: the full command line
+  env TEXT,                        -- JSON: OMP_*, TASKBENCH_*, MPI variables in effect
+  ranks INTEGER,
+  threads_per_rank INTEGER,
+  cores INTEGER,
+  status TEXT NOT NULL,            -- ok | bad_flags | validation | crashed | timeout | failed | ...
+  reason TEXT,
+  exit_code INTEGER,
+  wall_seconds REAL,
+  background_load REAL,            -- cores used by other processes during the run (coarse)
+  tasks INTEGER,
+  dependencies INTEGER,
+  flops INTEGER,
+  bytes INTEGER,
+  nodes INTEGER,
+  elapsed_seconds REAL,
+  flops_per_second REAL,
+  bytes_per_second REAL,
+  granularity_seconds REAL,
+  machine_id TEXT,
+  machine TEXT,                    -- JSON: the system's report's machine block, else the harness's
+  compiler TEXT,
+  build_flags TEXT,
+  git_revision TEXT,
+  started_at TEXT,
+  load_average TEXT,
+  stdout_tail TEXT,
+  stderr_tail TEXT,
+  report TEXT,                     -- JSON: the system's whole report
+  UNIQUE (campaign, key)
+);
+CREATE INDEX IF NOT EXISTS runs_by_campaign ON runs(campaign);
+CREATE INDEX IF NOT EXISTS runs_by_kernel ON runs(kernel, status);
+"""
+
+RUN_COLUMNS = ("campaign", "key", "system", "system_version", "launcher", "rep", "iter", "pattern",
+               "kernel", "steps", "width", "radix", "flags", "argv", "env", "ranks",
+               "threads_per_rank", "cores", "status", "reason", "exit_code", "wall_seconds", "background_load",
+               "tasks", "dependencies", "flops", "bytes", "nodes", "elapsed_seconds",
+               "flops_per_second", "bytes_per_second", "granularity_seconds", "machine_id",
+               "machine", "compiler", "build_flags", "git_revision", "started_at", "load_average",
+               "stdout_tail", "stderr_tail", "report")
+_JSON_COLUMNS = {"flags", "argv", "env", "machine", "load_average", "report"}
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _decode(row: sqlite3.Row, json_columns=_JSON_COLUMNS) -> dict:
+    out = dict(row)
+    for key in json_columns:
+        if key in out and isinstance(out[key], str):
+            try:
+                out[key] = json.loads(out[key])
+            except ValueError:
+                pass
+    return out
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            # Autocommit mode: every write below opens and commits its own transaction.
+            self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            # With WAL, NORMAL survives a crash of this process (not of the OS) and is fast.
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UserError(f"{self.path}: written by a newer taskbench (schema {version})",
+                                EXIT_ENVIRONMENT)
+            self.db.executescript(_SCHEMA)
+            self._add_missing_columns()
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path}: cannot use the database ({exc})", EXIT_ENVIRONMENT)
+
+    def _add_missing_columns(self) -> None:
+        """A store written by an earlier harness gains the columns added since (as NULLs)."""
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        for column in RUN_COLUMNS:
+            if column not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- campaigns --------------------------------------------------------------------------
+    def create_campaign(self, name: str, kind: str, params: dict, machine: dict, machine_id: str,
+                        git_revision: str | None, harness: dict) -> None:
+        try:
+            self.db.execute(
+                "INSERT INTO campaigns (name, kind, status, created, params, machine_id, machine,"
+                " git_revision, harness) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                (name, kind, now(), json.dumps(params), machine_id, json.dumps(machine),
+                 git_revision, json.dumps(harness)))
+        except sqlite3.IntegrityError:
+            raise UserError(f"campaign '{name}' already exists (use --resume to continue it, or "
+                            "choose another --campaign name)", EXIT_USAGE)
+
+    def finish_campaign(self, name: str) -> None:
+        self.db.execute("UPDATE campaigns SET status='done', finished=? WHERE name=? AND status!='done'",
+                        (now(), name))
+
+    def campaign(self, name: str) -> dict:
+        row = self.db.execute("SELECT * FROM campaigns WHERE name=?", (name,)).fetchone()
+        if row is None:
+            raise UserError(f"no campaign named '{name}' in {self.path}", EXIT_USAGE)
+        return _decode(row, {"params", "machine", "harness"})
+
+    def campaigns(self, kind: str | None = None) -> list[dict]:
+        sql, args = "SELECT * FROM campaigns", ()
+        if kind:
+            sql, args = sql + " WHERE kind=?", (kind,)
+        rows = self.db.execute(sql + " ORDER BY created, rowid", args).fetchall()
+        return [_decode(r, {"params", "machine", "harness"}) for r in rows]
+
+    def latest_unfinished(self, kind: str) -> dict | None:
+        row = self.db.execute("SELECT name FROM campaigns WHERE kind=? AND status='running' "
+                              "ORDER BY created DESC, rowid DESC LIMIT 1", (kind,)).fetchone()
+        return self.campaign(row["name"]) if row else None
+
+    def unique_name(self, base: str) -> str:
+        name, n = base, 1
+        while self.db.execute("SELECT 1 FROM campaigns WHERE name=?", (name,)).fetchone():
+            n += 1
+            name = f"{base}-{n}"
+        return name
+
+    # -- runs -------------------------------------------------------------------------------
+    def get_run(self, campaign: str, key: str) -> dict | None:
+        row = self.db.execute("SELECT * FROM runs WHERE campaign=? AND key=?", (campaign, key)).fetchone()
+        return _decode(row) if row else None
+
+    def add_run(self, record: dict) -> dict:
+        """Stores one run in its own transaction; a key already stored is kept, not duplicated."""
+        values = [json.dumps(record.get(c)) if c in _JSON_COLUMNS and record.get(c) is not None
+                  else record.get(c) for c in RUN_COLUMNS]
+        sql = (f"INSERT OR IGNORE INTO runs ({', '.join(RUN_COLUMNS)}) "
+               f"VALUES ({', '.join('?' * len(RUN_COLUMNS))})")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(sql, values)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return self.get_run(record["campaign"], record["key"])
+
+    def runs(self, campaign: str | None = None, status: str | None = None) -> list[dict]:
+        sql, args, where = "SELECT * FROM runs", [], []
+        if campaign:
+            where.append("campaign=?")
+            args.append(campaign)
+        if status:
+            where.append("status=?")
+            args.append(status)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return [_decode(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
+
+    def peak_runs(self, kernel: str, machine_id: str) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT runs.* FROM runs JOIN campaigns ON campaigns.name = runs.campaign "
+            "WHERE campaigns.kind='peak' AND runs.kernel=? AND runs.machine_id=? AND runs.status='ok'",
+            (kernel, machine_id)).fetchall()
+        return [_decode(r) for r in rows]

@@ -1,0 +1,351 @@
+"""The METG sweep: which problem sizes (-iter) to run, in what order, resumably.
+
+Plan, per system, as a small state machine fed only by the results it has seen:
+  up       the first size should be clearly efficient; while its median efficiency is below
+           1.2 x threshold (with a known peak), go up by `factor` (at most `max_up` times,
+           only while runs stay short);
+  down     divide -iter by `factor` until every repetition is well below the threshold
+           (efficiency < threshold/2), or -iter reaches 1, or two sizes in a row all failed;
+  polish   first, go up after all if the first size no longer looks efficient against the
+           peak as now known (the peak rises as runs come in); then rounds (at most
+           1 + `rechecks`) of: refine each step that brackets the threshold
+           in some repetition and is still coarse (`refine_points` sizes evenly spaced in
+           log(-iter)), and more tries around the crossings (see Tries);
+  done.
+Every batch runs interleaved across systems and repetitions (the machine is noisy: a burst of
+background load then hits every system instead of one system's whole curve).
+
+Tries: background load only ever slows a run down, so the fastest of several runs is the best
+estimate of what a system can do. The first pass runs every point once; polish rounds then
+spend runs only where they decide the METG, around each repetition's crossing: points near the
+threshold run up to `tries` times, a point far below the same size in another repetition (a
+disturbed run) gets `tries` more, and while the repetitions' METGs disagree by more than
+`max_spread`/2 every near-threshold point gets `tries` more, later in time (load bursts on a
+shared machine last longer than one batch). The fastest successful try counts (best_of). A try
+that fails is not retried: validation failures and crashes are the system's, not noise.
+
+Resume: each run has the key system/iter/rep/try. The planner's decisions depend only on the
+results of runs it planned earlier, so replaying it over the stored results rebuilds the same
+plan; stored keys are reused and only missing ones run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from taskbench.kernels import throughput
+from taskbench.metg import CurvePoint, efficiency, metg_of_curve, summarize
+from taskbench.peak import PeakTable
+
+Unit = tuple[str, int, int]  # (system, iter, rep): one point of one repetition's curve
+RETRY_MAX_SECONDS = 1.0  # runs longer than this are not repeated for precision
+UP_MAX_RUN_SECONDS = 3.0  # the sweep goes up only while runs stay shorter than this
+
+
+@dataclass
+class SweepParams:
+    systems: list[str]
+    pattern: str = "stencil_1d"
+    kernel: str = "compute_bound"
+    steps: int = 1000
+    width: int = 2
+    radix: int | None = None
+    threshold: float = 0.5  # fraction of peak
+    reps: int = 3
+    tries: int = 3  # runs of a (size, repetition) near the threshold; the fastest counts
+    start_iter: int = 1 << 16
+    factor: int = 4
+    refine_points: int = 3
+    min_iter: int = 1
+    max_up: int = 2
+    scratch: int | None = None
+    extra_flags: list[str] = field(default_factory=list)
+    timeout: float = 120.0
+    ranks: int | None = None
+    threads_per_rank: int | None = None
+    launcher: str | None = None  # mpirun or srun for MPI systems; None: the registry's
+    max_spread: float = 0.10
+    rechecks: int = 2  # rounds of extra tries while the repetitions still disagree
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SweepParams":
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def flags(self, iterations: int) -> list[str]:
+        flags = ["-steps", str(self.steps), "-width", str(self.width), "-type", self.pattern,
+                 "-kernel", self.kernel, "-iter", str(iterations)]
+        if self.radix is not None:
+            flags += ["-radix", str(self.radix)]
+        if self.scratch:
+            flags += ["-scratch", str(self.scratch)]
+        return flags + list(self.extra_flags)
+
+
+def run_key(system: str, iterations: int, rep: int, attempt: int = 0) -> str:
+    return f"{system}/iter={iterations}/rep={rep}/try={attempt}"
+
+
+def best_of(runs: list[dict], kernel: str) -> dict:
+    """The try that counts for a (size, repetition): the highest throughput among successful
+    ones (background load only ever slows a run down), else the first failure."""
+    ok = [r for r in runs if r.get("status") == "ok" and throughput(r, kernel) is not None]
+    if ok:
+        return max(ok, key=lambda r: throughput(r, kernel))
+    return runs[0]
+
+
+@dataclass
+class _SystemState:
+    name: str
+    phase: str = "start"
+    coarse: list[int] = field(default_factory=list)  # sizes in decreasing order
+    ups: int = 0
+    polishes: int = 0
+    failed_streak: int = 0
+    note: str = ""
+
+
+class Planner:
+    def __init__(self, params: SweepParams, peaks: PeakTable):
+        self.params = params
+        self.peaks = peaks
+        self.tries: dict[Unit, list[dict]] = {}
+        self.budget: dict[Unit, int] = {}
+        self.results: dict[Unit, dict] = {}  # the best try of each finished unit
+        self.forced: set[Unit] = set()  # units a polish round gave more tries (up to budget)
+        self.states = {name: _SystemState(name) for name in params.systems}
+
+    # -- feedback ---------------------------------------------------------------------------
+    def add_try(self, unit: Unit, run: dict) -> None:
+        self.tries.setdefault(unit, []).append(run)
+        if run.get("status") == "ok":
+            self.peaks.observe(run)
+
+    def attempts(self, unit: Unit) -> int:
+        return len(self.tries.get(unit, []))
+
+    def wants_another_try(self, unit: Unit) -> bool:
+        """The first try always; more only where a polish round asked for them."""
+        runs = self.tries.get(unit, [])
+        if not runs:
+            return True
+        if unit not in self.forced or len(runs) >= self.budget.get(unit, 1):
+            return False
+        return all(r.get("status") == "ok" for r in runs)
+
+    def finish(self, batch: list[Unit]) -> None:
+        for unit in batch:
+            self.results[unit] = best_of(self.tries[unit], self.params.kernel)
+
+    def record(self, system: str, iterations: int, rep: int, run: dict) -> None:
+        """One run for a unit, finished at once (for callers without tries)."""
+        self.add_try((system, iterations, rep), run)
+        self.finish([(system, iterations, rep)])
+
+    def efficiency_of(self, run: dict | None) -> float | None:
+        if run is None or run.get("status") != "ok":
+            return None
+        return efficiency(throughput(run, self.params.kernel), self.peaks.peak(run.get("cores")))
+
+    def _near_threshold(self, eff: float | None) -> bool:
+        t = self.params.threshold
+        return eff is not None and 0.4 * t <= eff <= min(0.95, 1.6 * t)
+
+    def _level(self, system: str, iterations: int) -> list[dict]:
+        return [self.results[k] for k in ((system, iterations, r) for r in range(self.params.reps))
+                if k in self.results]
+
+    def _level_efficiencies(self, system: str, iterations: int) -> list[float]:
+        effs = (self.efficiency_of(run) for run in self._level(system, iterations))
+        return [e for e in effs if e is not None]
+
+    # -- planning ---------------------------------------------------------------------------
+    def next_batch(self) -> list[Unit]:
+        steps: dict[str, list[tuple[int, int]]] = {}
+        for name, state in self.states.items():
+            units = self._advance(state)
+            if units:
+                steps[name] = units
+        return self._interleave(steps)
+
+    def _interleave(self, steps: dict[str, list[tuple[int, int]]]) -> list[Unit]:
+        names = list(steps)
+        batch = []
+        for rep in range(self.params.reps):
+            # Rotate the system order per repetition so no system always runs first.
+            order = names[rep % len(names):] + names[:rep % len(names)] if names else []
+            per_system = {n: [it for it, r in steps[n] if r == rep] for n in order}
+            longest = max((len(v) for v in per_system.values()), default=0)
+            for i in range(longest):
+                batch += [(n, per_system[n][i], rep) for n in order if i < len(per_system[n])]
+        return batch
+
+    def _every_rep(self, iters: list[int]) -> list[tuple[int, int]]:
+        return [(it, rep) for rep in range(self.params.reps) for it in iters]
+
+    def _advance(self, state: _SystemState) -> list[tuple[int, int]] | None:
+        p = self.params
+        if state.phase == "start":
+            state.phase = "up"
+            state.coarse = [max(p.start_iter, p.min_iter)]
+            return self._every_rep([state.coarse[0]])
+        if state.phase == "up":
+            top = state.coarse[0]
+            if self._should_go_up(state, top):
+                state.ups += 1
+                state.coarse.insert(0, top * p.factor)
+                return self._every_rep([state.coarse[0]])
+            state.phase = "down"
+        if state.phase == "down":
+            step = self._step_down(state)
+            if step:
+                return self._every_rep(step)
+            state.phase = "polish"
+        if state.phase == "polish":
+            # The peak keeps improving as runs come in, so a first size that looked efficient
+            # may not be any more: go up now rather than report "no METG".
+            if self._should_go_up(state, state.coarse[0]):
+                state.ups += 1
+                state.coarse.insert(0, state.coarse[0] * p.factor)
+                return self._every_rep([state.coarse[0]])
+            units = self._polish(state) if state.polishes <= p.rechecks else []
+            state.polishes += 1
+            if units:
+                return units
+            state.phase = "done"
+        return None
+
+    def _should_go_up(self, state: _SystemState, top: int) -> bool:
+        p = self.params
+        effs = self._level_efficiencies(state.name, top)
+        if not effs or state.ups >= p.max_up:
+            return False
+        # Clearly above the threshold is enough: larger sizes cost time and tell nothing new.
+        high = min(0.95, 1.2 * p.threshold)
+        slowest = max((r.get("wall_seconds") or 0.0) for r in self._level(state.name, top))
+        # A run `factor` times longer must stay short: a system that needs huge tasks to be
+        # efficient is reported as such ("no METG", best efficiency) instead of eating the time.
+        if slowest * p.factor > min(p.timeout / 4, UP_MAX_RUN_SECONDS):
+            return False
+        return sorted(effs)[len(effs) // 2] < high
+
+    def _step_down(self, state: _SystemState) -> list[int] | None:
+        p = self.params
+        lowest = state.coarse[-1]
+        effs = self._level_efficiencies(state.name, lowest)
+        state.failed_streak = 0 if effs else state.failed_streak + 1
+        if state.failed_streak >= 2:
+            state.note = "two sizes in a row failed in every repetition"
+            return None
+        if effs and max(effs) < p.threshold / 2:
+            return None  # well below the threshold in every repetition
+        if lowest <= p.min_iter:
+            return None
+        nxt = max(lowest // p.factor, p.min_iter)
+        state.coarse.append(nxt)
+        return [nxt]
+
+    def _sizes(self, system: str) -> list[int]:
+        return sorted({it for (s, it, _) in self.results if s == system}, reverse=True)
+
+    def _refinement(self, system: str) -> list[int]:
+        """Sizes inside each step that brackets the threshold in some repetition and is still
+        coarser than a refined step."""
+        p = self.params
+        finest = (p.factor ** (1 / (p.refine_points + 1))) * 1.01
+        sizes = self._sizes(system)
+        pairs = set()
+        for rep in range(p.reps):
+            curve = [(it, self.efficiency_of(self.results.get((system, it, rep)))) for it in sizes]
+            curve = [(it, e) for it, e in curve if e is not None]
+            for (hi, e_hi), (lo, e_lo) in zip(curve, curve[1:]):
+                if e_hi >= p.threshold > e_lo and hi / lo > finest:
+                    pairs.add((hi, lo))
+        extra = set()
+        for hi, lo in pairs:
+            # As many points as make the step as fine as a refined coarse step.
+            n = max(1, round(math.log(hi / lo) / math.log(p.factor) * (p.refine_points + 1))) - 1
+            for j in range(1, n + 1):
+                it = round(math.exp(math.log(hi) + j / (n + 1) * (math.log(lo) - math.log(hi))))
+                if lo < it < hi and it not in sizes:
+                    extra.add(it)
+        return sorted(extra, reverse=True)
+
+    def _curve(self, system: str, rep: int) -> list[CurvePoint]:
+        points = []
+        for (s, it, r), run in self.results.items():
+            if s == system and r == rep:
+                eff = self.efficiency_of(run)
+                points.append(CurvePoint(it, run.get("granularity_seconds") if eff is not None else None, eff))
+        return points
+
+    def _relevant_sizes(self, system: str) -> set[int]:
+        """The sizes that decide the METG: each repetition's bracketing pairs (in sweep order),
+        what lies between them, and one size on either side."""
+        p = self.params
+        sizes = self._sizes(system)
+        relevant: set[int] = set()
+        for rep in range(p.reps):
+            effs = [(it, self.efficiency_of(self.results.get((system, it, rep)))) for it in sizes]
+            curve = [(it, e) for it, e in effs if e is not None]
+            for (hi, e_hi), (lo, e_lo) in zip(curve, curve[1:]):
+                if e_hi >= p.threshold > e_lo:
+                    first, last = sizes.index(hi), sizes.index(lo)
+                    relevant.update(sizes[max(0, first - 1):last + 2])
+        return relevant
+
+    def _outliers(self, system: str, sizes: set[int]) -> list[Unit]:
+        """Points far below the same size in another repetition: a disturbed run, which would
+        bend that repetition's curve."""
+        p = self.params
+        out = []
+        for it in sorted(sizes, reverse=True):
+            effs = {rep: self.efficiency_of(self.results.get((system, it, rep))) for rep in range(p.reps)}
+            for rep, eff in effs.items():
+                others = [e for r, e in effs.items() if r != rep and e is not None]
+                if eff is not None and others and eff < 0.75 * max(others):
+                    out.append((system, it, rep))
+        return out
+
+    def _disagreeing(self, system: str) -> bool:
+        p = self.params
+        values = [metg_of_curve(self._curve(system, rep), p.threshold) for rep in range(p.reps)]
+        summary = summarize(values, p.max_spread)
+        # Aim below the warning level, so that the final spread has a margin under it.
+        return (summary.found > 1 and summary.spread > p.max_spread / 2) or 0 < summary.found < p.reps
+
+    def _give_tries(self, unit: Unit, up_to: int) -> bool:
+        if up_to <= self.attempts(unit):
+            return False
+        # Long runs average bursts of load out by themselves; repeating them costs the most.
+        if max((r.get("wall_seconds") or 0.0) for r in self.tries[unit]) > RETRY_MAX_SECONDS:
+            return False
+        self.budget[unit] = up_to
+        self.forced.add(unit)
+        return True
+
+    def _polish(self, state: _SystemState) -> list[tuple[int, int]]:
+        """One round: refine the steps that bracket the threshold and are still coarse; give
+        the points that decide the METG up to `tries` runs, disturbed outliers `tries` more,
+        and, from the second round on, while the repetitions disagree, `tries` more to every
+        point near the threshold. All of it only around the crossings: elsewhere a run's
+        precision does not change the METG."""
+        p = self.params
+        system = state.name
+        units = {(it, rep) for it in self._refinement(system) for rep in range(p.reps)}
+        if p.tries > 1:
+            sizes = self._relevant_sizes(system)
+            near = [u for u in ((system, it, rep) for it in sizes for rep in range(p.reps))
+                    if u in self.results and self._near_threshold(self.efficiency_of(self.results[u]))]
+            chosen = [u for u in near if self._give_tries(u, p.tries)]
+            chosen += [u for u in self._outliers(system, sizes)
+                       if self._give_tries(u, self.attempts(u) + p.tries)]
+            if state.polishes > 0 and self._disagreeing(system):
+                chosen += [u for u in near if self._give_tries(u, self.attempts(u) + p.tries)]
+            units.update((u[1], u[2]) for u in chosen)
+        return sorted(units, key=lambda u: (u[1], -u[0]))

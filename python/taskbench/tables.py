@@ -1,0 +1,59 @@
+"""The result tables, as (columns, rows) of strings: printed by the CLI, rendered in the HTML."""
+
+from __future__ import annotations
+
+from taskbench import units
+from taskbench.kernels import unit
+
+
+def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
+    """One row per system: METG median, range over repetitions, spread, peak, failures.
+
+    numeric=True gives raw seconds (for -q / TSV consumers) instead of formatted figures.
+    """
+    p = analysis.params
+    label = f"METG({p.threshold:.0%})"
+    columns = ["system", "cores", label, "range over reps", "spread", "reps with METG",
+               "best efficiency", "peak", "failed runs", "notes"]
+    rows = []
+    for name, curve in analysis.curves.items():
+        s = curve.summary
+        best = max((pt.efficiency for pts in curve.reps.values() for pt in pts if pt.ok), default=None)
+        notes = list(s.warnings)
+        if s.median is None:
+            notes.insert(0, s.text_status)
+        if curve.noisy_points:
+            notes.append(f"{len(curve.noisy_points)} noisy sizes")
+        if curve.failures:
+            reasons = sorted({f"{r['status']}: {r['reason']}" for r in curve.failures})
+            notes.append("failures: " + "; ".join(reasons[:2]) + (" ..." if len(reasons) > 2 else ""))
+        if numeric:
+            rows.append([name, curve.cores, s.median, s.low, s.spread, f"{s.found}/{len(s.values)}",
+                         best, curve.peak, len(curve.failures), " | ".join(notes)])
+        else:
+            rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.median is not None else "—"
+            rows.append([name, curve.cores, units.seconds(s.median) if s.median is not None else "no METG",
+                         rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
+                         units.percent(best), units.rate(curve.peak, unit(p.kernel)),
+                         len(curve.failures), "; ".join(notes)])
+    return columns, rows
+
+
+def failures_table(analyses) -> tuple[list[str], list[list]]:
+    columns = ["campaign", "system", "-iter", "rep", "status", "reason"]
+    rows = []
+    for a in analyses:
+        for curve in a.curves.values():
+            for r in curve.failures:
+                rows.append([a.name, r["system"], r.get("iter"), r.get("rep"), r["status"], r["reason"]])
+    return columns, rows
+
+
+def campaign_title(analysis) -> str:
+    p = analysis.params
+    radix = f", radix {p.radix}" if p.radix is not None else ""
+    background = analysis.background_load
+    noise = f", background load {background:.2f} cores" if background is not None else ""
+    unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
+    return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {p.steps} steps x {p.width} wide, "
+            f"{p.reps} reps, threshold {p.threshold:.0%}{noise}{unfinished}")

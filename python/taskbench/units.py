@@ -1,0 +1,31 @@
+"""Human-readable figures: seconds with SI prefixes, rates, percentages."""
+
+from __future__ import annotations
+
+_PREFIXES = [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]
+_RATE_PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value == 0:
+        return "0 s"
+    scale, name = _PREFIXES[0]
+    for s, n in _PREFIXES:
+        if abs(value) >= s:
+            scale, name = s, n
+    return f"{value / scale:.3g} {name}"
+
+
+def rate(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    for scale, prefix in _RATE_PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def percent(value: float | None, digits: int = 0) -> str:
+    return "—" if value is None else f"{value * 100:.{digits}f}%"

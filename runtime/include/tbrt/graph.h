@@ -1,0 +1,80 @@
+// A persistent task graph: built once, replayed by Runtime::run many times.
+//
+// Replays only re-arm the input counters (done by the thread that finds a
+// counter at zero, so there is no O(n) reset pass), with no allocation and no
+// rediscovery of edges: the "persistent task graph" idea of the OpenMP TDG paper.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "tbrt/task.h"
+
+namespace tbrt {
+
+class Runtime;
+
+class Graph {
+ public:
+  using NodeId = std::uint32_t;
+
+  Graph();
+  ~Graph();
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+
+  // Node running fn(arg, i, j). Higher priority runs earlier among ready tasks
+  // of one worker (best effort, as in the LLP scheduler).
+  NodeId add(TaskFn fn, void* arg = nullptr, std::int64_t i = 0, std::int64_t j = 0,
+             int priority = 0);
+
+  // Node running a callable; the callable is stored once, when building.
+  template <class F>
+  NodeId add_closure(F f, int priority = 0) {
+    auto* h = new Holder<F>(std::move(f));
+    closures_.emplace_back(h);
+    return add(&Holder<F>::call, h, 0, 0, priority);
+  }
+
+  // `to` starts only after `from` completed. Repeated edges are allowed.
+  void add_edge(NodeId from, NodeId to);
+
+  std::size_t size() const { return specs_.size(); }
+  std::size_t num_edges() const { return edges_.size(); }
+
+  // Lays the graph out for replay; throws std::invalid_argument on a cycle.
+  // Runtime::submit calls it if the graph changed since the last call.
+  void finalize();
+
+ private:
+  friend class Runtime;
+
+  struct Spec {
+    TaskFn fn;
+    void* arg;
+    std::int64_t i, j;
+    std::int32_t priority;
+  };
+  struct HolderBase {
+    virtual ~HolderBase() = default;
+  };
+  template <class F>
+  struct Holder : HolderBase {
+    explicit Holder(F x) : f(std::move(x)) {}
+    static void call(void* p, std::int64_t, std::int64_t) { static_cast<Holder*>(p)->f(); }
+    F f;
+  };
+
+  std::vector<Spec> specs_;
+  std::vector<std::pair<NodeId, NodeId>> edges_;
+  std::vector<std::unique_ptr<HolderBase>> closures_;
+  // Replay layout, rebuilt by finalize().
+  std::unique_ptr<detail::Node[]> nodes_;
+  std::vector<detail::Node*> succ_;   // all successor lists, back to back
+  std::vector<detail::Node*> roots_;  // nodes without predecessors
+  bool finalized_ = false;
+};
+
+}  // namespace tbrt

@@ -1,0 +1,92 @@
+// Task representation shared by persistent graphs and dynamic tasks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace tbrt {
+
+// A task body is a plain function pointer; `arg`, `i` and `j` are stored in the
+// task itself, so creating a task never allocates a closure.
+using TaskFn = void (*)(void* arg, std::int64_t i, std::int64_t j);
+
+namespace detail {
+
+enum class Kind : std::uint8_t { kNode, kDynamic };
+
+// The part of a task the scheduler touches; Node and DynTask extend it.
+// 48 bytes, so a Node or DynTask fits one 64-byte cache line.
+struct Task {
+  TaskFn fn;
+  void* arg;
+  std::int64_t i;
+  std::int64_t j;
+  std::atomic<std::int32_t> pending{0};  // inputs still missing
+  std::int32_t priority = 0;
+  Kind kind;
+  std::uint8_t flags = 0;  // DynTask: kHasHandle, kSubmitted (fills padding)
+};
+
+struct DynTask;
+
+// One "pred -> succ" edge of a dynamic task; a pred's edges form a lock-free
+// stack that completion closes (see DynTask::succs).
+struct Edge {
+  DynTask* succ;
+  Edge* next;
+};
+
+// A task created at run time (Runtime::spawn / Runtime::create).
+struct DynTask : Task {
+  static constexpr std::uint8_t kHasHandle = 1;  // else spawn()ed: no refs, no successors
+  static constexpr std::uint8_t kSubmitted = 2;  // written by the handle's owner only
+  // While unsubmitted, `pending` is kUnsubmitted minus the completed
+  // predecessors, and the creator counts wired ones in plain `ndeps`: submit
+  // subtracts kUnsubmitted - ndeps once, so wiring costs no atomic add.
+  static constexpr std::int32_t kUnsubmitted = 1 << 30;
+
+  // Successors, pushed by add_dependency with CAS; completion swaps in
+  // closed_edges() so a late add_dependency sees the pred is done.
+  std::atomic<Edge*> succs{nullptr};
+  std::atomic<std::int32_t> refs{1};  // execution + live TaskHandle
+  std::int32_t ndeps = 0;             // creator only, before submit
+};
+static_assert(sizeof(Task) == 48, "Task should stay 48 bytes");
+static_assert(sizeof(DynTask) <= 64, "a DynTask should fit a cache line");
+
+inline Edge* closed_edges() { return reinterpret_cast<Edge*>(std::uintptr_t{1}); }
+
+// A node of a persistent Graph. Successors are a slice of the graph's array.
+struct Node : Task {
+  Node** succ = nullptr;
+  std::uint32_t nsucc = 0;
+  std::int32_t npreds = 0;
+};
+static_assert(sizeof(Node) <= 64, "a Node should fit a cache line");
+
+// Closures small enough to live in a dynamic task's (i, j) words.
+template <class F>
+constexpr bool kFitsInline = sizeof(F) <= 2 * sizeof(std::int64_t) &&
+                             alignof(F) <= alignof(std::int64_t) &&
+                             std::is_trivially_copyable_v<F>;
+
+template <class F>
+void call_inline_closure(void* p, std::int64_t, std::int64_t) {
+  (*std::launder(reinterpret_cast<F*>(p)))();
+}
+
+template <class F>
+void store_inline_closure(DynTask* t, const F& f) {
+  static_assert(kFitsInline<F>,
+                "closure too big for a dynamic task (16 bytes, trivially copyable): "
+                "use the (fn, arg, i, j) form");
+  std::memcpy(&t->i, &f, sizeof(F));
+  t->fn = &call_inline_closure<F>;
+  t->arg = &t->i;
+}
+
+}  // namespace detail
+}  // namespace tbrt

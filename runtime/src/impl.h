@@ -1,0 +1,142 @@
+// Runtime internals: workers, the scheduler loop, termination detection.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "parking.h"
+#include "pool.h"
+#include "tbrt/clock.h"
+#include "tbrt/deque.h"
+#include "tbrt/fifo_queue.h"
+#include "tbrt/runtime.h"
+
+namespace tbrt::detail {
+
+class Impl;
+
+// Everything here is touched by its owner thread only, except `deque` (thieves)
+// and the statistics (read by the main thread after wait(), ordered by `state`).
+struct alignas(64) Worker {
+  Impl* rt = nullptr;
+  int id = 0;
+  bool in_loop = false;  // inside the scheduler loop: always for threads 1.., in wait() for 0
+  Task* next = nullptr;  // depth-first slot: runs next, never stolen
+  // Termination counters since the last flush (thread-local, non-atomic).
+  std::int64_t discovered = 0;
+  std::int64_t executed = 0;
+  // Statistics, in ticks. `mark` is where the current overhead period began.
+  std::uint64_t work = 0, overhead = 0, discovery = 0, mark = 0;
+  std::uint64_t tasks = 0, steals = 0;
+  // Monotone counts of dynamic tasks, read by the owner's throttle check:
+  // atomics written with plain load+store by their single writer.
+  std::atomic<std::uint64_t> created{0}, finished{0};
+  std::uint32_t since_throttle_check = 0;
+  std::uint64_t rng = 1;
+  LocalPool task_pool, edge_pool;
+  WorkDeque deque;
+  std::thread thread;
+};
+
+// Every worker being in the loop's idle phase with all discovered tasks
+// executed is one 64-bit word: pending * 2^20 + active threads. Threads fold
+// their local counters in only when going idle, so the word is written on
+// idle/active transitions, not per task; it reads 0 exactly when every
+// thread is idle and the sum of flushed (discovered - executed) is zero.
+// Packing both in one word makes that test a single atomic read.
+constexpr int kActiveBits = 20;
+constexpr std::int64_t kPendingUnit = std::int64_t{1} << kActiveBits;
+
+class Impl {
+ public:
+  explicit Impl(const Options& o);
+  ~Impl();
+
+  // The worker of the calling thread, or nullptr for foreign threads.
+  Worker* current() {
+    Worker* w = tls_worker;
+    if (w && w->rt == this) return w;
+    if (std::this_thread::get_id() == owner_) return workers_[0].get();
+    return nullptr;
+  }
+  Worker& caller();  // current(), aborting for foreign threads
+
+  // Makes a task whose inputs are all present runnable on worker w.
+  void make_ready(Worker& w, Task* t) {
+    if (fifo_) {
+      fifo_q_.push(t, w.in_loop ? std::memory_order_release : std::memory_order_seq_cst);
+      wake_after_push(w);
+      return;
+    }
+    if (w.in_loop && depth_first_) {
+      if (!w.next) {
+        w.next = t;
+        return;
+      }
+      if (t->priority > w.next->priority) std::swap(t, w.next);
+    }
+    push_prio(w, t);
+  }
+
+  void wait();
+  // Owner thread outside wait(), on dynamic task creation.
+  void maybe_throttle(Worker& w) {
+    if (++w.since_throttle_check >= 256 && opts_.max_outstanding) {
+      w.since_throttle_check = 0;
+      throttle(w);
+    }
+  }
+  void add_discovery(Worker& w, std::uint64_t since) {
+    if (!w.in_loop) w.discovery += ticks() - since;
+  }
+  bool measure_discovery(const Worker& w) const { return measure_ && !w.in_loop; }
+
+  Options opts_;
+  bool fifo_, depth_first_, measure_, pinned_ = false;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  GlobalPool task_global_{sizeof(DynTask), 64};
+  GlobalPool edge_global_{sizeof(Edge), sizeof(Edge)};
+  std::uint64_t window_start_ = 0, window_end_ = 0;
+
+  static inline thread_local Worker* tls_worker = nullptr;
+
+ private:
+  // Inside the loop a push is published with release and wakes by hint; from
+  // outside (main thread building work) with seq_cst and an exact wake, since
+  // then nobody else may be awake to notice the task.
+  void wake_after_push(Worker& w) {
+    if (w.in_loop) parking_.wake_one_hint();
+    else parking_.wake_one_exact();
+  }
+  void push_prio(Worker& w, Task* t);
+  void throttle(Worker& w);
+  std::uint64_t outstanding() const;
+
+  template <bool kMeasure>
+  void loop(Worker& w);
+  template <bool kMeasure>
+  void run(Worker& w, Task* t);
+  template <bool kMeasure>
+  Task* find_work(Worker& w);
+  Task* steal_any(Worker& w);
+  void complete_node(Worker& w, Node* n);
+  void complete_dyn(Worker& w, DynTask* t);
+  void go_idle(Worker& w);
+  void go_active(Worker& w);
+  void thread_main(int id);
+
+  std::thread::id owner_;
+  std::vector<int> cpus_;
+  alignas(64) std::atomic<std::int64_t> state_{0};
+  std::atomic<bool> stop_{false};
+  Parking parking_;
+  SharedFifo fifo_q_;
+  Worker* saved_tls_ = nullptr;
+  bool saved_affinity_ = false;
+  std::vector<unsigned char> main_affinity_;
+};
+
+}  // namespace tbrt::detail

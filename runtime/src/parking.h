@@ -1,0 +1,49 @@
+// Where idle workers sleep, and how producers wake them.
+//
+// Sleepers announce themselves, re-check for work, then wait on a futex for
+// the epoch to change. Producers bump the epoch only when someone sleeps.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace tbrt::detail {
+
+class Parking {
+ public:
+  // Sleeper: prepare(), look for work once more, then sleep() or cancel().
+  std::uint32_t prepare() {
+    // seq_cst: with a producer's seq_cst push and sleepers() read, either the
+    // producer sees us or our re-check sees its task (Dekker).
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    return epoch_.load(std::memory_order_seq_cst);
+  }
+  void cancel() { sleepers_.fetch_sub(1, std::memory_order_relaxed); }
+  // Returns after a wake, a spurious wakeup, or timeout_us.
+  void sleep(std::uint32_t seen_epoch, std::uint32_t timeout_us);
+
+  // After a release push from inside the scheduler loop. Cheap (relaxed
+  // loads), may miss a sleeper that is announcing itself right now: that one
+  // wakes by its timeout, and the producer runs the work itself meanwhile. At
+  // most one wakeup is in flight, so a burst of pushes costs one syscall.
+  void wake_one_hint() {
+    if (sleepers_.load(std::memory_order_relaxed) > 0 &&
+        !wake_pending_.load(std::memory_order_relaxed) &&
+        !wake_pending_.exchange(true, std::memory_order_relaxed))
+      wake(1);
+  }
+  // After a seq_cst push (from outside the loop, e.g. a graph's roots): never misses.
+  void wake_one_exact() {
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) wake(1);
+  }
+  void wake_all() { wake(0x7fffffff); }
+
+ private:
+  void wake(int n);
+
+  alignas(64) std::atomic<std::uint32_t> epoch_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> wake_pending_{false};
+};
+
+}  // namespace tbrt::detail

@@ -1,0 +1,270 @@
+// The worker loop: take a task (slot, own deque, steal), run it, make its
+// successors ready; when out of work, flush the termination counters and back off.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "impl.h"
+
+namespace tbrt::detail {
+
+namespace {
+constexpr int kSearchRounds = 16;  // steal sweeps while still counted active
+constexpr int kSpinRounds = 64;    // then idle: pause between sweeps,
+constexpr int kYieldRounds = 64;   // then yield the core (oversubscription),
+constexpr std::uint32_t kFirstSleepUs = 500, kMaxSleepUs = 16000;  // then sleep
+constexpr int kMaxLift = 8;        // priority insertion looks this deep at most
+}  // namespace
+
+// LLP-style insertion: keep higher priorities towards the head, where the
+// owner pops. Equal priority goes on top (newest first, cache-warm). A lower
+// one is slid under the higher-priority tasks at the head by popping them and
+// pushing them back: only standard deque operations, so it stays correct
+// against concurrent thieves (a thief may simply take one of them meanwhile).
+void Impl::push_prio(Worker& w, Task* t) {
+  const std::memory_order publish =
+      w.in_loop ? std::memory_order_release : std::memory_order_seq_cst;
+  WorkDeque& d = w.deque;
+  if (!d.maybe_nonempty() || t->priority >= d.head_priority()) {
+    d.push(t, t->priority, publish);
+  } else {
+    Task* lifted[kMaxLift];
+    int n = 0;
+    while (n < kMaxLift && d.maybe_nonempty() && d.head_priority() > t->priority) {
+      Task* x = d.pop();
+      if (!x) break;
+      lifted[n++] = x;
+    }
+    d.push(t, t->priority, publish);
+    // Popped tasks are ours alone until pushed again, so reading them is safe.
+    while (n > 0) {
+      Task* x = lifted[--n];
+      d.push(x, x->priority, publish);
+    }
+  }
+  wake_after_push(w);
+}
+
+Task* Impl::steal_any(Worker& w) {
+  if (fifo_) return fifo_q_.pop();
+  const std::size_t n = workers_.size();
+  if (n == 1) return nullptr;
+  w.rng ^= w.rng << 13;  // xorshift: victims in random order spread contention
+  w.rng ^= w.rng >> 7;
+  w.rng ^= w.rng << 17;
+  std::size_t v = w.rng % n;
+  for (std::size_t k = 0; k < n; ++k, v = v + 1 == n ? 0 : v + 1) {
+    if (int(v) == w.id) continue;
+    if (Task* t = workers_[v]->deque.steal()) {
+      ++w.steals;
+      return t;
+    }
+  }
+  return nullptr;
+}
+
+void Impl::complete_node(Worker& w, Node* n) {
+  for (std::uint32_t k = 0; k < n->nsucc; ++k) {
+    Node* s = n->succ[k];
+    if (s->npreds == 1) {
+      // Sole predecessor: no counter to touch; the deque push (or our own
+      // program order) carries our writes to whoever runs s.
+      make_ready(w, s);
+    } else if (s->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // acq_rel: release publishes this body's writes to the runner of s;
+      // acquire lets us (a possible runner) see the other predecessors'.
+      // Re-arm for the next replay. Relaxed: the next replay is ordered after
+      // this one by wait()'s synchronisation on state_.
+      s->pending.store(s->npreds, std::memory_order_relaxed);
+      make_ready(w, s);
+    }
+  }
+}
+
+void Impl::complete_dyn(Worker& w, DynTask* t) {
+  w.finished.store(w.finished.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (!(t->flags & DynTask::kHasHandle)) {  // spawn()ed: nobody else can refer to it
+    w.task_pool.free(t);
+    return;
+  }
+  // With the handle gone (refs 1: ours), nobody can add successors any more,
+  // so plain loads do; acquire pairs with the handle's release. Otherwise
+  // close the list: an add_dependency after this sees the task is done.
+  // acquire: see the edges published by add_dependency's CAS; release: one
+  // that sees "closed" also sees this body's writes.
+  const bool last = t->refs.load(std::memory_order_acquire) == 1;
+  Edge* e = last ? t->succs.load(std::memory_order_acquire)
+                 : t->succs.exchange(closed_edges(), std::memory_order_acq_rel);
+  while (e) {
+    Edge* next = e->next;
+    DynTask* s = e->succ;
+    if (s->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(w, s);
+    w.edge_pool.free(e);
+    e = next;
+  }
+  // acq_rel as for shared_ptr: the last owner sees all uses before freeing.
+  if (last || t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) w.task_pool.free(t);
+}
+
+template <bool kMeasure>
+void Impl::run(Worker& w, Task* t) {
+  std::uint64_t start = 0;
+  if constexpr (kMeasure) {
+    start = ticks();
+    w.overhead += start - w.mark;
+  }
+  t->fn(t->arg, t->i, t->j);
+  if constexpr (kMeasure) {
+    w.mark = ticks();
+    w.work += w.mark - start;
+  }
+  ++w.executed;
+  ++w.tasks;
+  if (t->kind == Kind::kNode)
+    complete_node(w, static_cast<Node*>(t));
+  else
+    complete_dyn(w, static_cast<DynTask*>(t));
+}
+
+void Impl::go_idle(Worker& w) {
+  const std::int64_t delta = (w.discovered - w.executed) * kPendingUnit - 1;
+  w.discovered = w.executed = 0;
+  // seq_cst: the main thread checks state_ after announcing it sleeps; the
+  // thread that brings the word to 0 must then see it and wake it.
+  // Being an RMW, it also releases this thread's work to whoever reads 0.
+  if (state_.fetch_add(delta, std::memory_order_seq_cst) == -delta && w.id != 0)
+    parking_.wake_all();  // everything done: wake wait() (once per run)
+}
+
+void Impl::go_active(Worker& w) {
+  (void)w;
+  // Before running a stolen task; the task itself keeps the word non-zero
+  // until then (it is counted as discovered and not executed), so relaxed
+  // ordering would do for termination; acq_rel keeps TSan's view simple.
+  state_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+template <bool kMeasure>
+Task* Impl::find_work(Worker& w) {
+  for (int k = 0; k < kSearchRounds; ++k) {
+    if (Task* t = steal_any(w)) return t;
+    cpu_relax();
+  }
+  if constexpr (kMeasure) w.overhead += ticks() - w.mark;
+  go_idle(w);
+  const bool is_main = w.id == 0;
+  // acquire: the main thread reading 0 sees every task's effects.
+  auto finished = [&](std::memory_order mo) {
+    return is_main ? state_.load(mo) == 0 : stop_.load(mo);
+  };
+  std::uint32_t sleep_us = kFirstSleepUs;
+  for (int k = 0;; ++k) {
+    if (finished(std::memory_order_acquire)) return nullptr;
+    Task* t = steal_any(w);
+    if (!t) {
+      if (k < kSpinRounds) {
+        cpu_relax();
+        continue;
+      }
+      if (k < kSpinRounds + kYieldRounds) {
+        std::this_thread::yield();
+        continue;
+      }
+      const std::uint32_t seen = parking_.prepare();
+      if (finished(std::memory_order_seq_cst)) {
+        parking_.cancel();
+        return nullptr;
+      }
+      if (!(t = steal_any(w))) {
+        parking_.sleep(seen, sleep_us);
+        sleep_us = std::min(2 * sleep_us, kMaxSleepUs);
+        continue;
+      }
+      parking_.cancel();
+    }
+    go_active(w);
+    if constexpr (kMeasure) w.mark = ticks();
+    return t;
+  }
+}
+
+template <bool kMeasure>
+void Impl::loop(Worker& w) {
+  for (;;) {
+    Task* t = w.next;
+    if (t) {
+      w.next = nullptr;
+    } else {
+      t = fifo_ ? fifo_q_.pop() : w.deque.pop();
+      if (!t && !(t = find_work<kMeasure>(w))) return;
+    }
+    run<kMeasure>(w, t);
+  }
+}
+
+std::uint64_t Impl::outstanding() const {
+  // Relaxed, unsynchronised sums: an estimate is all the throttle needs.
+  std::uint64_t c = 0, f = 0;
+  for (const auto& w : workers_) {
+    c += w->created.load(std::memory_order_relaxed);
+    f += w->finished.load(std::memory_order_relaxed);
+  }
+  return c > f ? c - f : 0;
+}
+
+// The owner has created too many unfinished tasks: act as a worker for a
+// while (own deque first, then steal), until half of them are done or there
+// is nothing runnable. Tasks blocked on dependencies cannot be helped.
+void Impl::throttle(Worker& w) {
+  const std::uint64_t limit = opts_.max_outstanding;
+  if (outstanding() <= limit) return;
+  w.in_loop = true;  // successors may use the depth-first slot meanwhile
+  if (measure_) w.mark = ticks();
+  bool more = true;
+  while (more && outstanding() > limit / 2) {
+    for (int k = 0; k < 256; ++k) {
+      Task* t = w.next;
+      if (t) {
+        w.next = nullptr;
+      } else if (!(t = fifo_ ? fifo_q_.pop() : w.deque.pop()) && !(t = steal_any(w))) {
+        more = false;
+        break;
+      }
+      if (measure_) run<true>(w, t); else run<false>(w, t);
+    }
+  }
+  w.in_loop = false;
+  if (Task* t = w.next) {  // nobody runs the slot outside the loop: make it stealable
+    w.next = nullptr;
+    push_prio(w, t);
+  }
+}
+
+void Impl::thread_main(int id) {
+  Worker& w = *workers_[id];
+  tls_worker = &w;
+  w.in_loop = true;
+  w.mark = ticks();
+  if (measure_) loop<true>(w); else loop<false>(w);
+}
+
+void Impl::wait() {
+  Worker& w = caller();
+  if (w.id != 0 || w.in_loop) {
+    std::fprintf(stderr, "tbrt: wait() must be called by the runtime's owner, outside tasks\n");
+    std::abort();
+  }
+  Worker* saved = tls_worker;
+  tls_worker = &w;
+  w.in_loop = true;
+  w.mark = ticks();
+  if (measure_) loop<true>(w); else loop<false>(w);
+  // state_ is 0: every thread idle, nothing pending. The owner counts as
+  // active again while it builds the next batch of work.
+  state_.fetch_add(1, std::memory_order_acq_rel);
+  w.in_loop = false;
+  tls_worker = saved;
+  window_end_ = ticks();
+}
+
+}  // namespace tbrt::detail

@@ -1,0 +1,91 @@
+#include "session.h"
+
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+// The build gives each copy of this code one implementation's include path; make a mix-up (an
+// mpi.h from the other MPI earlier on the path) a compile error instead of a crash at run time.
+#if defined(TASKBENCH_MPI_FLAVOR_openmpi) && !defined(OPEN_MPI)
+#error "built as the Open MPI variant, but mpi.h is not Open MPI's"
+#endif
+#if defined(TASKBENCH_MPI_FLAVOR_mpich) && !defined(MPICH_VERSION)
+#error "built as the MPICH variant, but mpi.h is not MPICH's"
+#endif
+
+namespace taskbench_mpi {
+namespace {
+
+#if defined(OPEN_MPI)
+constexpr const char* kImplementation = "openmpi";
+constexpr const char* kLauncher = "mpirun.openmpi";
+#else
+constexpr const char* kImplementation = "mpich";
+constexpr const char* kLauncher = "mpirun.mpich";
+#endif
+
+// The library's version string as a JSON string: first line, quotes and backslashes dropped.
+std::string library_version_json() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string out = "\"";
+  for (int k = 0; k < length && text[k] != '\n' && text[k] != '\0'; ++k)
+    if (text[k] != '"' && text[k] != '\\' && static_cast<unsigned char>(text[k]) >= 0x20)
+      out += text[k];
+  while (out.size() > 1 && out.back() == ' ') out.pop_back();
+  return out + "\"";
+}
+
+}  // namespace
+
+taskbench::SystemFlag expect_ranks_flag() {
+  return {"-expect-ranks", "N", "fail unless the launch started exactly N MPI ranks", 1};
+}
+
+Session::Session(taskbench::App& app, int& argc, char**& argv, int thread_level) : app_(app) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, thread_level, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  const long expected = app.flag("-expect-ranks", 0);
+  if (expected != 0 && expected != size_)
+    fail("-expect-ranks %ld, but this process is rank %d of a job of %d rank(s): start it with "
+         "%s -np %ld (the MPI it was built with)",
+         expected, rank_, size_, kLauncher, expected);
+  if (provided < thread_level) fail("the MPI library does not provide the thread level needed");
+  for (const taskbench::TaskGraph& g : app.graphs())
+    if (g.output_bytes() > static_cast<size_t>(INT_MAX))
+      fail("-output %zu: at most %d bytes (one MPI message per output)", g.output_bytes(), INT_MAX);
+  app.set_rank(rank_);
+  app.set_parallelism(size_, 1);
+  app.add_report_json("mpi", std::string("\"") + kImplementation + "\"");
+  app.add_report_json("mpi_library", library_version_json());
+}
+
+Session::~Session() { MPI_Finalize(); }
+
+void Session::fail(const char* format, ...) const {
+  char line[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  std::fprintf(stderr, "%s: %s\n", app_.options().system.c_str(), line);
+  std::fflush(stderr);
+  MPI_Finalize();
+  std::exit(2);
+}
+
+void Session::report(double elapsed) const {
+  std::vector<long long> local, total(app_.graphs().size(), 0);
+  for (const taskbench::TaskGraph& g : app_.graphs()) local.push_back(app_.local_executed(g.index()));
+  MPI_Reduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, 0,
+             MPI_COMM_WORLD);
+  app_.report(elapsed, total);
+}
+
+}  // namespace taskbench_mpi

@@ -1,0 +1,59 @@
+# Finding each MPI implementation separately. FindMPI finds one implementation (whichever
+# `mpicc` the alternatives system points at), but we build against Open MPI and MPICH side by
+# side, so each is found through its own compiler wrapper and turned into an imported target.
+
+# taskbench_find_mpi_flavor(<TARGET> <CACHE_VAR> LABEL <name> IDENTITY <arg> <regex>
+#                           SHOW_ARG <arg> NAMES <wrapper names...> PATHS <extra dirs...>)
+# Looks for the implementation's C compiler wrapper (cache variable <CACHE_VAR> overrides the
+# search), checks that it belongs to this implementation (the output of `<wrapper> <arg>` must
+# match <regex>: the other implementation's wrapper would hand the argument to gcc, or accept
+# it and say its own name), asks it for its command line (`--showme` for Open MPI, `-show` for
+# MPICH) and creates the INTERFACE target <TARGET> from its -I, -L, -l and -Wl, tokens. Sets
+# <TARGET>_FOUND and <TARGET>_REASON (why not, for the configure summary: no ';' or '|') in
+# the caller's scope.
+function(taskbench_find_mpi_flavor target cache_var)
+  cmake_parse_arguments(arg "" "LABEL;SHOW_ARG" "IDENTITY;NAMES;PATHS" ${ARGN})
+  find_program(${cache_var} NAMES ${arg_NAMES} PATHS ${arg_PATHS}
+               DOC "C compiler wrapper of the MPI implementation behind ${target}")
+  set(${target}_FOUND FALSE PARENT_SCOPE)
+  set(wrapper ${${cache_var}})
+  if(NOT wrapper)
+    string(JOIN " or " names ${arg_NAMES})
+    set(${target}_REASON "no ${names} found (set ${cache_var} to its compiler wrapper)" PARENT_SCOPE)
+    return()
+  endif()
+  list(GET arg_IDENTITY 0 identity_arg)
+  list(GET arg_IDENTITY 1 identity_regex)
+  execute_process(COMMAND ${wrapper} ${identity_arg} OUTPUT_VARIABLE identity
+                  ERROR_VARIABLE identity RESULT_VARIABLE rc)
+  if(NOT identity MATCHES "${identity_regex}")
+    set(${target}_REASON "${wrapper} does not identify as ${arg_LABEL} (set ${cache_var})" PARENT_SCOPE)
+    return()
+  endif()
+  execute_process(COMMAND ${wrapper} ${arg_SHOW_ARG}
+                  OUTPUT_VARIABLE line ERROR_QUIET RESULT_VARIABLE rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0 OR line STREQUAL "")
+    set(${target}_REASON "${wrapper} ${arg_SHOW_ARG} failed" PARENT_SCOPE)
+    return()
+  endif()
+  separate_arguments(tokens UNIX_COMMAND "${line}")
+  set(includes "")
+  set(link "")
+  foreach(token IN LISTS tokens)
+    if(token MATCHES "^-I(.+)")
+      list(APPEND includes "${CMAKE_MATCH_1}")
+    elseif(token MATCHES "^-(L|l|Wl,|pthread)")
+      list(APPEND link "${token}")
+    endif()
+  endforeach()
+  if(includes STREQUAL "" OR NOT link MATCHES "-l")
+    set(${target}_REASON "could not read include and library flags from '${line}'" PARENT_SCOPE)
+    return()
+  endif()
+  add_library(${target} INTERFACE IMPORTED GLOBAL)
+  set_target_properties(${target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${includes}"
+                                             INTERFACE_LINK_LIBRARIES "${link}")
+  set(${target}_FOUND TRUE PARENT_SCOPE)
+  set(${target}_REASON "" PARENT_SCOPE)
+endfunction()

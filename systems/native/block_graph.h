@@ -1,0 +1,92 @@
+// Persistent graphs over blocks of timesteps, replayed (the persistent TDG of the ICPP'23
+// paper, with its barrier per replay).
+//
+// A block graph holds the tasks of `rows` consecutive timesteps and the edges between them;
+// the first row's inputs come from the previous block, which the barrier between replays
+// has completed. Task bodies add GraphRun::base to their row, so one block graph runs any
+// block whose rows look the same: the same dependence sets (the relation repeats every
+// dependence_sets() rows), the same buffer parity, and the same row shapes for its rows and
+// the two before it (they decide the edges). Rows of dom and tree change shape, but in every
+// pattern offset(t) and offset(t)+width(t) never decrease (SPEC section 1), so a block whose
+// first and last rows agree has one shape throughout: that O(1) test decides reuse. So
+// periodic patterns build one graph (two when the block length does not divide the steps:
+// the head block is then shorter), dom and tree also build each block where rows change
+// shape.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common.h"
+#include "predecessors.h"
+#include "tbrt/graph.h"
+
+namespace native {
+
+// What a block task needs besides (row, column): its graph and its inputs.
+struct BlockTask {
+  GraphRun* run;
+  const char** inputs;  // execute_point takes const char**; it does not write them
+  std::size_t n;
+};
+
+class BlockGraph {
+ public:
+  // Tasks, edges and input pointers of rows [base, base + rows) of run's graph.
+  BlockGraph(GraphRun& run, Predecessors& preds, long base, long rows);
+
+  // Whether this graph is also right for the block [base, base + rows).
+  bool fits(long base, long rows) const;
+  tbrt::Graph& graph() { return graph_; }
+
+ private:
+  // The shape of rows base-2 ... base+rows-1 if they all have one, else offset -1.
+  struct Shape {
+    long offset, width;
+    bool operator==(const Shape& o) const { return offset == o.offset && width == o.width; }
+  };
+  Shape uniform_shape(long base, long rows) const;
+  // Where to build the block starting at `base` (see block_graph.cc).
+  long build_base(long base) const;
+
+  const taskbench::TaskGraph& g_;
+  long rows_, period_, base_;
+  Shape shape_;
+  std::vector<const char*> inputs_;  // pointers into the column buffers, per task
+  std::vector<BlockTask> tasks_;     // node args
+  tbrt::Graph graph_;
+};
+
+// One task graph's sequence of blocks: a head block of 2 to rows+1 timesteps (the remainder),
+// then blocks of `rows`; a small cache of block graphs (the steady one, plus those for rows
+// that change shape in dom and tree).
+class BlockSchedule {
+ public:
+  BlockSchedule(GraphRun& run, long block_rows);
+
+  bool done() const { return next_base_ >= run_.buffers.graph().timesteps(); }
+  // Sets run.base to the next block and returns a graph for it, built only if no cached
+  // one fits. Call between replays only.
+  tbrt::Graph& next();
+
+  long block_rows() const { return rows_; }
+  // Length of the first block: the remainder of the steps, so the others are all full.
+  static long head_rows(long steps, long rows);
+  long replays() const { return replays_; }
+  long builds() const { return builds_; }
+
+ private:
+  static constexpr std::size_t kCached = 3;
+  GraphRun& run_;
+  Predecessors preds_;  // built once per graph (it checks the pattern's symmetry)
+  long rows_, head_;
+  long next_base_ = 0, replays_ = 0, builds_ = 0;
+  std::vector<std::unique_ptr<BlockGraph>> cache_;  // most recently used first
+};
+
+// Rows per block for a graph: a multiple of the period after which rows repeat (dependence
+// sets, and 2 for the buffer parity), long enough that the barrier per replay is cheap,
+// short enough that building the block (which is timed) is too. See block_graph.cc.
+long choose_block_rows(const taskbench::TaskGraph& g);
+
+}  // namespace native

@@ -1,0 +1,102 @@
+"""Launchers build the right command lines (no MPI needed to check them)."""
+
+from pathlib import Path
+
+import pytest
+
+from taskbench.errors import UserError
+from taskbench.launch import LaunchOptions, plan
+from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG
+from taskbench.registry import System
+
+
+def system(**kw):
+    base = dict(name="x", binary="x", folder=Path("."), binary_path=Path("/bin/x"))
+    base.update(kw)
+    return System(**base)
+
+
+def test_local_uses_registry_env_and_threads_flag():
+    s = system(cores="all", threads_flag="-worker", env={"OMP_PLACES": "cores"})
+    p = plan(s, ["-steps", "4"], LaunchOptions(threads_per_rank=3))
+    assert p.argv == ["/bin/x", "-steps", "4", "-worker", "3"]
+    assert p.env["OMP_PLACES"] == "cores" and p.set_env["OMP_NUM_THREADS"] == "3"
+
+
+def test_local_rejects_ranks_and_fixed_thread_counts():
+    with pytest.raises(UserError, match="--ranks does not apply"):
+        plan(system(), [], LaunchOptions(ranks=4))
+    with pytest.raises(UserError, match="fixed thread count"):
+        plan(system(cores=1), [], LaunchOptions(threads_per_rank=2))
+
+
+@pytest.fixture(autouse=True)
+def plain_launcher_names(monkeypatch):
+    # The real lookup prefers mpirun.openmpi / mpiexec.mpich; here the names are fixed.
+    monkeypatch.setattr("taskbench.launch.mpirun.find_launcher",
+                        lambda s: "mpiexec" if s.mpi == "mpich" else "mpirun")
+
+
+def test_launcher_lookup_prefers_the_flavours_own_names(monkeypatch):
+    from taskbench.launch import mpi_common
+    found = {"mpirun": "/usr/bin/mpirun", "mpirun.openmpi": "/usr/bin/mpirun.openmpi",
+             "mpiexec": "/usr/bin/mpiexec", "mpiexec.hydra": "/usr/bin/mpiexec.hydra"}
+    monkeypatch.setattr(mpi_common.shutil, "which", lambda name: found.get(name))
+    assert mpi_common.find_launcher(system(launcher="mpirun")) == "/usr/bin/mpirun.openmpi"
+    assert mpi_common.find_launcher(system(launcher="mpirun", mpi="mpich")) == "/usr/bin/mpiexec.hydra"
+    monkeypatch.setattr(mpi_common.shutil, "which", lambda name: None)
+    assert mpi_common.find_launcher(system(launcher="mpirun", mpi="mpich")) is None
+
+
+def test_openmpi_mpirun(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.mpirun.running_as_root", lambda: True)
+    s = system(launcher="mpirun", ranks=2, env={"OMP_PLACES": "cores"}, threads_flag="-worker")
+    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=4, threads_per_rank=2))
+    assert p.argv[:6] == ["mpirun", "-np", "4", "--oversubscribe", "--map-by", "slot:PE=2"]
+    assert "-x" in p.argv and "OMP_PLACES" in p.argv
+    assert p.argv[-7:] == ["/bin/x", "-steps", "4", "-worker", "2", EXPECT_RANKS_FLAG, "4"]
+    assert p.set_env["OMPI_ALLOW_RUN_AS_ROOT"] == "1" and p.set_env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+    assert p.ranks == 4
+
+
+def test_openmpi_without_root_sets_no_root_variables(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.mpirun.running_as_root", lambda: False)
+    p = plan(system(launcher="mpirun", ranks=3), [], LaunchOptions())
+    assert "OMPI_ALLOW_RUN_AS_ROOT" not in p.set_env
+    assert p.argv[:3] == ["mpirun", "-np", "3"] and p.argv[-2:] == [EXPECT_RANKS_FLAG, "3"]
+
+
+def test_mpich_mpiexec():
+    p = plan(system(launcher="mpirun", mpi="mpich", env={"A": "1"}), [], LaunchOptions(ranks=2))
+    assert p.argv[:3] == ["mpiexec", "-n", "2"]
+    assert p.argv[3:6] == ["-genv", "A", "1"]
+    assert "--oversubscribe" not in p.argv
+
+
+def test_mpich_binds_each_rank_to_as_many_cores_as_threads():
+    p = plan(system(launcher="mpirun", mpi="mpich"), [], LaunchOptions(ranks=2, threads_per_rank=3))
+    assert p.argv[:5] == ["mpiexec", "-n", "2", "-bind-to", "core:3"]
+
+
+@pytest.fixture
+def srun_on_path(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.srun.shutil.which", lambda name: "/usr/bin/" + name)
+
+
+def test_srun_missing_is_one_clear_error(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.srun.shutil.which", lambda name: None)
+    with pytest.raises(UserError, match="srun not found on PATH"):
+        plan(system(launcher="srun", ranks=2), [], LaunchOptions())
+
+
+def test_launcher_option_runs_an_mpirun_system_under_srun(srun_on_path):
+    p = plan(system(launcher="mpirun", ranks=2), ["-steps", "4"], LaunchOptions(launcher="srun", ranks=4))
+    assert p.argv[:3] == ["srun", "-n", "4"] and p.argv[-2:] == [EXPECT_RANKS_FLAG, "4"]
+    with pytest.raises(UserError, match="only for MPI systems"):
+        plan(system(), [], LaunchOptions(launcher="srun"))
+
+
+def test_srun(srun_on_path):
+    p = plan(system(launcher="srun", ranks=8), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    assert p.argv[:5] == ["srun", "-n", "8", "--cpus-per-task", "2"]
+    assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "8"]

@@ -1,0 +1,132 @@
+"""METG and efficiency on synthetic curves with known answers (no executables needed)."""
+
+import math
+
+import pytest
+
+from taskbench.metg import CurvePoint, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.peak import PeakTable
+
+
+def curve(*triples):
+    return [CurvePoint(it, g, e) for it, g, e in triples]
+
+
+def test_efficiency_is_throughput_over_peak():
+    assert efficiency(25.0, 50.0) == 0.5
+    assert efficiency(None, 50.0) is None
+    assert efficiency(10.0, None) is None
+
+
+def test_crossing_is_interpolated_in_log_granularity():
+    # 90% at 10 µs, 10% at 1 µs: 50% is halfway in efficiency, so halfway in log(g): sqrt(10) µs.
+    value = metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, 0.1)), 0.5)
+    assert value.status == "found"
+    assert value.seconds == pytest.approx(math.sqrt(10) * 1e-6, rel=1e-9)
+
+
+def test_interpolation_weights_by_distance_to_threshold():
+    # 60% at 100 µs, 20% at 1 µs: 50% is a quarter of the way: 10^(2 - 0.5) µs.
+    value = metg_of_curve(curve((1000, 100e-6, 0.6), (10, 1e-6, 0.2)), 0.5)
+    assert value.seconds == pytest.approx(10 ** 1.5 * 1e-6, rel=1e-9)
+
+
+def test_point_exactly_at_threshold_counts():
+    value = metg_of_curve(curve((64, 8e-6, 0.95), (16, 2e-6, 0.5), (4, 1e-6, 0.2)), 0.5)
+    assert value.seconds == pytest.approx(2e-6)
+
+
+def test_no_metg_when_threshold_never_reached():
+    value = metg_of_curve(curve((64, 8e-6, 0.4), (16, 2e-6, 0.2)), 0.5)
+    assert value.seconds is None and value.status == "none"
+    assert "never reaches 50%" in value.note
+
+
+def test_unbracketed_when_never_below_threshold():
+    value = metg_of_curve(curve((64, 8e-6, 0.99), (16, 2e-6, 0.8)), 0.5)
+    assert value.status == "unbracketed" and value.seconds == pytest.approx(2e-6)
+
+
+def test_points_are_walked_in_sweep_order_not_given_order():
+    shuffled = curve((10, 1e-6, 0.1), (100, 10e-6, 0.9))
+    assert metg_of_curve(shuffled, 0.5).seconds == pytest.approx(math.sqrt(10) * 1e-6)
+
+
+def test_non_monotone_granularity_uses_sweep_neighbours():
+    # Overhead-dominated tail: granularity grows again as -iter shrinks (as openmp_task does).
+    # The crossing is between -iter 4096 and 1024 even though 1024 has the larger granularity.
+    points = curve((16384, 100e-6, 0.8), (4096, 40e-6, 0.6), (1024, 50e-6, 0.1), (256, 9e-6, 0.05))
+    value = metg_of_curve(points, 0.5)
+    assert value.status == "found"
+    # Crossing lies between 40 and 50 µs, above 40 µs: the smallest efficient point wins.
+    assert value.seconds == pytest.approx(40e-6)
+
+
+def test_non_monotone_efficiency_takes_the_smallest_granularity():
+    # A dip below 50% then a recovery: METG is the smallest granularity still >= 50%.
+    points = curve((1000, 100e-6, 0.9), (500, 50e-6, 0.45), (250, 25e-6, 0.7), (125, 12e-6, 0.1))
+    value = metg_of_curve(points, 0.5)
+    expected = math.exp(math.log(25e-6) + (0.2 / 0.6) * (math.log(12e-6) - math.log(25e-6)))
+    assert value.seconds == pytest.approx(expected)
+
+
+def test_failed_points_are_skipped():
+    points = curve((100, 10e-6, 0.9), (50, None, None), (10, 1e-6, 0.1))
+    assert metg_of_curve(points, 0.5).seconds == pytest.approx(math.sqrt(10) * 1e-6)
+    assert metg_of_curve(curve((50, None, None)), 0.5).status == "none"
+
+
+def test_noisy_repetitions_report_median_range_and_warning():
+    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, e)), 0.5) for e in (0.1, 0.2, 0.3)]
+    s = summarize(reps, max_spread=0.10)
+    values = sorted(v.seconds for v in reps)
+    assert s.median == pytest.approx(values[1]) and s.low == values[0] and s.high == values[2]
+    assert s.spread == pytest.approx((values[2] - values[0]) / values[1])
+    assert s.found == 3
+    assert any("disagree" in w for w in s.warnings)
+
+
+def test_quiet_repetitions_do_not_warn():
+    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, 0.1 + d)), 0.5) for d in (0, 0.001)]
+    assert summarize(reps, max_spread=0.10).warnings == []
+
+
+def test_partial_repetitions_are_flagged():
+    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, 0.1)), 0.5),
+            metg_of_curve(curve((100, 10e-6, 0.4)), 0.5)]
+    s = summarize(reps)
+    assert s.found == 1 and any("only 1 of 2" in w for w in s.warnings)
+
+
+def test_summary_without_any_metg():
+    s = summarize([metg_of_curve(curve((100, 10e-6, 0.3)), 0.5)])
+    assert s.median is None and s.text_status.startswith("no METG")
+
+
+def test_relative_spread():
+    assert relative_spread([9.0, 10.0, 11.0]) == pytest.approx(0.2)
+    assert relative_spread([5.0]) is None
+
+
+def test_peak_is_measured_never_constant():
+    table = PeakTable("compute_bound")
+    assert table.peak(2) is None  # nothing measured: no efficiency at all
+    table.observe({"status": "ok", "cores": 2, "flops_per_second": 40e9})
+    table.observe({"status": "ok", "cores": 2, "flops_per_second": 50e9})
+    table.observe({"status": "failed", "cores": 2, "flops_per_second": 90e9})
+    assert table.peak(2) == 50e9
+
+
+def test_stored_peak_scales_per_core_to_other_core_counts():
+    stored = [{"status": "ok", "cores": 2, "flops_per_second": 50e9}]
+    table = PeakTable("compute_bound", stored)
+    assert table.peak(2) == 50e9
+    assert table.peak(1) == pytest.approx(25e9)
+    table.observe({"status": "ok", "cores": 1, "flops_per_second": 28e9})
+    assert table.peak(1) == 28e9  # a better measured run raises the peak
+
+
+def test_memory_kernels_use_bytes_per_second():
+    table = PeakTable("memory_bound")
+    table.observe({"status": "ok", "cores": 1, "flops_per_second": 0, "bytes_per_second": 9e9})
+    assert table.peak(1) == 9e9

@@ -1,0 +1,112 @@
+"""Real sweeps of serial and openmp_for on small graphs: stored rows, METG, report, export,
+compare, peak."""
+
+import csv
+import json
+import sqlite3
+
+from harness_helpers import is_png
+
+SMALL = ["--steps", "20", "--width", "2", "--start-iter", "4096", "--reps", "2"]
+
+
+def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
+    code, out, err = cli("-q", "metg", "serial", "openmp_for", *SMALL, "--campaign", "small",
+                         "--html", "out/report.html")
+    assert code == 0, err
+    con = sqlite3.connect(cli.db)
+    n, distinct = con.execute("SELECT count(*), count(DISTINCT key) FROM runs WHERE campaign='small'").fetchone()
+    assert n == distinct > 8
+    prov = con.execute("SELECT machine, argv, compiler, git_revision, started_at, system_version, cores "
+                       "FROM runs WHERE system='openmp_for' LIMIT 1").fetchone()
+    assert json.loads(prov[0])["cpu_model"] and "-iter" in json.loads(prov[1])
+    assert prov[2] and prov[4] and prov[5] and prov[6] >= 1
+    assert con.execute("SELECT status FROM campaigns WHERE name='small'").fetchone()[0] == "done"
+
+    rows = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
+    assert set(rows) == {"serial", "openmp_for"}
+    serial_metg = float(rows["serial"][2])
+    assert 1e-8 < serial_metg < 1e-3  # METG found, and a plausible time
+
+    page = tmp_path / "out" / "report.html"
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
+    pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
+    assert len(pngs) == 2 and all(is_png(p) for p in pngs)
+    assert len(list((tmp_path / "out" / "report_figures").glob("*.svg"))) == 2
+
+    assert cli("export", "--csv", "runs.csv")[0] == 0
+    with open(tmp_path / "runs.csv") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == n and {"system", "iter", "status", "granularity_seconds"} <= set(table[0])
+    assert cli("export", "--json", "runs.json", "--campaign", "small")[0] == 0
+    data = json.loads((tmp_path / "runs.json").read_text())
+    assert data["schema"] == "taskbench-export" and len(data["runs"]) == n
+
+    # A second campaign, then compare and the all-campaigns report.
+    assert cli("-q", "metg", "serial", *SMALL, "--campaign", "again")[0] == 0
+    code, out, _ = cli("-q", "compare", "small", "again")
+    assert code == 0
+    compare_rows = {l.split("\t")[0]: l.split("\t") for l in out.splitlines()[1:]}
+    assert compare_rows["serial"][-1].endswith("x") and compare_rows["openmp_for"][4] == "not in B"
+    assert cli("report", "--html", "all.html")[0] == 0
+    assert "again" in (tmp_path / "all.html").read_text()
+    code, out, _ = cli("-q", "campaigns")
+    assert code == 0 and "small" in out and "again" in out
+
+
+def test_peak_is_stored_and_used(cli, bin_dir):
+    code, out, err = cli("-q", "peak", "--reps", "2", "--iter", "4096", "--steps", "20")
+    assert code == 0, err
+    rows = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
+    assert "serial" in rows and rows["serial"][1] == "1"
+    code, out, _ = cli("-q", "run", "serial", "-steps", "20", "-width", "2", "-kernel", "compute_bound",
+                       "-iter", "1024")
+    assert code == 0 and "efficiency" in out
+
+
+def test_user_mistakes_are_one_line(cli, bin_dir):
+    for args, pattern in [(("metg",), "name at least one system"),
+                          (("metg", "serial", "--threshold", "150"), "--threshold 150"),
+                          (("metg", "serial", "--kernel", "empty"), "no counted work"),
+                          (("compare", "x", "y"), "no campaign named 'x'"),
+                          (("run", "nope"), "unknown system 'nope'"),
+                          (("metg", "--resume"), "no unfinished metg campaign"),
+                          (("metg", "serial", "--pattern", "stencil"), "-type: invalid value 'stencil'"),
+                          (("metg", "serial", "--flags", "-outptu 5"), "unknown flag '-outptu'"),
+                          (("bogus",), "invalid choice")]:
+        code, out, err = cli(*args)
+        assert code == 2, (args, err)
+        assert pattern in err and "Traceback" not in err
+
+
+def test_metg_vs_dependencies_figure_from_nearest_campaigns(cli, bin_dir, tmp_path):
+    for radix in ("1", "3"):
+        code, _, err = cli("-q", "metg", "serial", "--pattern", "nearest", "--radix", radix,
+                           "--steps", "10", "--start-iter", "256", "--reps", "1")
+        assert code == 0, err
+    assert cli("report", "--html", "deps.html")[0] == 0
+    figures = list((tmp_path / "deps_figures").glob("metg_vs_deps_*.png"))
+    assert len(figures) == 1 and is_png(figures[0])
+    assert "METG vs dependencies per task" in (tmp_path / "deps.html").read_text()
+
+
+def test_sigterm_kills_the_running_benchmark(tmp_path, bin_dir):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from harness_helpers import REPO
+
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    proc = subprocess.Popen([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "t.db"), "-q",
+                             "run", "serial", "-steps", "100000", "-kernel", "compute_bound",
+                             "-iter", "100000"], env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 130
+    assert "interrupted" in proc.stderr.read()
+    leftover = subprocess.run(["pgrep", "-f", "-steps 100000 -kernel compute_bound"], capture_output=True)
+    assert leftover.stdout.strip() == b""
