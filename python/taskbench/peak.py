@@ -5,6 +5,11 @@ this machine (or, without one at C cores, the best per-core peak times C), and t
 throughput any run of the campaign reached with C cores (normally at large granularity).
 Comparing a run with the peak of the cores it uses keeps a 1-core system (serial) from being
 capped at 1/C efficiency on a C-core machine.
+
+FLOP/s scale linearly with cores (each core has its own FMA units), so for compute kernels the
+best per-core rate seen at any core count, times C, is a candidate too: a C-core peak measured
+while another tenant held a core would otherwise be low and inflate every efficiency. Bandwidth
+does not scale so, and memory kernels use only what was measured at C cores.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ class PeakTable:
             candidates.append(self.stored[cores])
         elif self.stored:
             candidates.append(max(v / c for c, v in self.stored.items()) * cores)
+        if kernel_info(self.kernel).metric == "flops":
+            per_core = [v / c for table in (self.stored, self.observed) for c, v in table.items()]
+            candidates.append(max(per_core, default=0.0) * cores)
         best = max(candidates)
         return best or None
 

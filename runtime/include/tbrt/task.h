@@ -60,7 +60,7 @@ static_assert(sizeof(DynTask) <= 64, "a DynTask should fit a cache line");
 inline Edge* closed_edges() { return reinterpret_cast<Edge*>(std::uintptr_t{1}); }
 
 // A node of a persistent Graph. Successors are a slice of the graph's array.
-struct Node : Task {
+struct alignas(64) Node : Task {  // a line each: neighbours are run by other workers
   Node** succ = nullptr;
   std::uint32_t nsucc = 0;
   std::int32_t npreds = 0;
