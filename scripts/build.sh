@@ -9,6 +9,8 @@ if [ "${1:-}" = "-S" ]; then
 fi
 dir=$1
 shift
-cmake -S "$source_dir" -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-grep -A40 "taskbench configuration" "$dir.configure.log" | grep -- "--  " || true
+mkdir -p "$dir"
+log="$dir/configure.log"
+cmake -S "$source_dir" -B "$dir" -G Ninja "$@" >"$log" 2>&1 || { cat "$log"; exit 1; }
+grep -A40 "taskbench configuration" "$log" | grep -- "--  " || true
 cmake --build "$dir" -j "$(nproc)"
