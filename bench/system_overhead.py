@@ -10,20 +10,20 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+from taskbench.launch import LaunchOptions, plan  # noqa: E402  (the harness's registry and launchers)
+from taskbench.locations import find_layout  # noqa: E402
+from taskbench.registry import Registry  # noqa: E402
 
 
-def local_systems(bin_dir: Path) -> list[dict]:
-    systems = []
-    for toml in sorted(ROOT.glob("systems/*/system.toml")):
-        for entry in tomllib.loads(toml.read_text()).get("system", []):
-            if entry.get("launcher", "local") == "local" and (bin_dir / entry["binary"]).exists():
-                systems.append(entry)
-    return systems
+def local_systems(build: str) -> list:
+    return [s for s in Registry(find_layout(build)) if s.available and s.launcher == "local"]
 
 
 def main() -> None:
@@ -33,20 +33,19 @@ def main() -> None:
     ap.add_argument("--pattern", default="stencil_1d")
     ap.add_argument("--build", default=str(ROOT / "build"))
     args = ap.parse_args()
-    bin_dir = Path(args.build) / "bin"
     cores = len(os.sched_getaffinity(0))
-    systems = local_systems(bin_dir)
+    systems = local_systems(args.build)
     best: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
         for _ in range(args.rounds):
             for s in systems:
-                env = {**os.environ, **{k: str(v) for k, v in s.get("env", {}).items()}}
-                cmd = [str(bin_dir / s["binary"]), "-steps", str(args.steps), "-width", str(cores),
-                       "-type", args.pattern, "-kernel", "empty", "-json", str(report)]
-                subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+                flags = ["-steps", str(args.steps), "-width", str(cores), "-type", args.pattern,
+                         "-kernel", "empty", "-json", str(report)]
+                launch = plan(s, flags, LaunchOptions())
+                subprocess.run(launch.argv, check=True, env=launch.env, stdout=subprocess.DEVNULL)
                 ns = json.loads(report.read_text())["task_granularity_seconds"] * 1e9
-                best[s["name"]] = min(best.get(s["name"], ns), ns)
+                best[s.name] = min(best.get(s.name, ns), ns)
     print(f"{args.pattern}, empty kernel, {args.steps} steps x {cores} points, best of {args.rounds} interleaved rounds")
     for name, ns in sorted(best.items(), key=lambda kv: kv[1]):
         print(f"  {name:20s} {ns:9.1f} ns per task")
