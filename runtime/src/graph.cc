@@ -1,5 +1,6 @@
 #include "tbrt/graph.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tbrt {
@@ -9,9 +10,12 @@ Graph::~Graph() = default;
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 
-Graph::NodeId Graph::add(TaskFn fn, void* arg, std::int64_t i, std::int64_t j, int priority) {
+Graph::NodeId Graph::add(TaskFn fn, void* arg, std::int64_t i, std::int64_t j, int priority,
+                         int home) {
+  if (home < -1 || home >= int(detail::Task::kNoHome))
+    throw std::invalid_argument("tbrt::Graph::add: home must be -1 or in [0, 65534]");
   finalized_ = false;
-  specs_.push_back(Spec{fn, arg, i, j, priority});
+  specs_.push_back(Spec{fn, arg, i, j, priority, home});
   return NodeId(specs_.size() - 1);
 }
 
@@ -24,22 +28,37 @@ void Graph::add_edge(NodeId from, NodeId to) {
 
 void Graph::finalize() {
   const std::size_t n = specs_.size();
-  // Successor lists in one array (CSR): offsets from out-degrees.
-  std::vector<std::uint32_t> begin(n + 1, 0), npreds(n, 0);
+  auto homed = [&](std::size_t k) { return specs_[k].home >= 0; };
+  // Edges in CSR form both ways: successors (begin/adj) and predecessors (pbegin/padj).
+  std::vector<std::uint32_t> begin(n + 1, 0), pbegin(n + 1, 0);
   for (const auto& e : edges_) {
     ++begin[e.first + 1];
-    ++npreds[e.second];
+    ++pbegin[e.second + 1];
   }
-  for (std::size_t k = 0; k < n; ++k) begin[k + 1] += begin[k];
-
-  // Acyclic check (Kahn): a cycle would make run() wait forever.
+  for (std::size_t k = 0; k < n; ++k) {
+    begin[k + 1] += begin[k];
+    pbegin[k + 1] += pbegin[k];
+  }
+  std::vector<NodeId> adj(edges_.size()), padj(edges_.size());
   {
-    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1), order;
-    std::vector<NodeId> adj(edges_.size());
-    for (const auto& e : edges_) adj[fill[e.first]++] = e.second;
-    std::vector<std::uint32_t> indeg(npreds);
-    for (std::size_t k = 0; k < n; ++k)
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    std::vector<std::uint32_t> pfill(pbegin.begin(), pbegin.end() - 1);
+    for (const auto& e : edges_) {
+      adj[fill[e.first]++] = e.second;
+      padj[pfill[e.second]++] = e.first;
+    }
+  }
+
+  // Topological order (Kahn, first-come in id order), which also rejects cycles: a
+  // cycle would make run() wait forever. Home lists follow this order.
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  {
+    std::vector<std::uint32_t> indeg(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      indeg[k] = pbegin[k + 1] - pbegin[k];
       if (indeg[k] == 0) order.push_back(std::uint32_t(k));
+    }
     for (std::size_t h = 0; h < order.size(); ++h)
       for (std::uint32_t a = begin[order[h]]; a < begin[order[h] + 1]; ++a)
         if (--indeg[adj[a]] == 0) order.push_back(adj[a]);
@@ -47,10 +66,12 @@ void Graph::finalize() {
   }
 
   nodes_.reset(new detail::Node[n]);
-  succ_.assign(edges_.size(), nullptr);
-  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (const auto& e : edges_) succ_[fill[e.first]++] = &nodes_[e.second];
+  replays_ = 0;
+  // Only unhomed successors are pushed (homed ones poll), so only they are listed.
+  succ_.clear();
+  succ_.reserve(edges_.size());
   roots_.clear();
+  int homes = 0;
   for (std::size_t k = 0; k < n; ++k) {
     detail::Node& node = nodes_[k];
     const Spec& s = specs_[k];
@@ -60,12 +81,46 @@ void Graph::finalize() {
     node.j = s.j;
     node.priority = s.priority;
     node.kind = detail::Kind::kNode;
-    node.succ = succ_.data() + begin[k];
-    node.nsucc = begin[k + 1] - begin[k];
-    node.npreds = std::int32_t(npreds[k]);
+    node.home = s.home >= 0 ? std::uint16_t(s.home) : detail::Task::kNoHome;
+    homes = std::max(homes, s.home + 1);
+    node.npreds = std::int32_t(pbegin[k + 1] - pbegin[k]);
     node.pending.store(node.npreds, std::memory_order_relaxed);
-    if (npreds[k] == 0) roots_.push_back(&node);
+    if (!homed(k) && node.npreds == 0) roots_.push_back(&node);
   }
+  std::vector<std::uint32_t> first(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    first[k] = std::uint32_t(succ_.size());
+    for (std::uint32_t a = begin[k]; a < begin[k + 1]; ++a)
+      if (!homed(adj[a])) succ_.push_back(&nodes_[adj[a]]);
+  }
+  for (std::size_t k = 0; k < n; ++k) {  // succ_ no longer grows: pointers are stable
+    nodes_[k].succ = succ_.data() + first[k];
+    nodes_[k].nsucc = std::uint32_t((k + 1 < n ? first[k + 1] : succ_.size()) - first[k]);
+  }
+
+  // Home lists, each in topological order, with the predecessors to poll: those of other
+  // homes (unhomed ones included), each once.
+  home_begin_.assign(std::size_t(homes) + 1, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    if (homed(k)) ++home_begin_[std::size_t(specs_[k].home) + 1];
+  for (int h = 0; h < homes; ++h) home_begin_[h + 1] += home_begin_[h];
+  home_entries_.assign(home_begin_.back(), detail::HomeEntry{});
+  home_preds_.clear();
+  std::vector<std::uint32_t> fill(home_begin_.begin(), home_begin_.end() - 1);
+  std::vector<NodeId> preds;
+  for (std::uint32_t k : order) {
+    if (!homed(k)) continue;
+    preds.clear();
+    for (std::uint32_t a = pbegin[k]; a < pbegin[k + 1]; ++a)
+      if (specs_[padj[a]].home != specs_[k].home) preds.push_back(padj[a]);
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    const auto pb = std::uint32_t(home_preds_.size());
+    for (NodeId p : preds) home_preds_.push_back(&nodes_[p]);
+    home_entries_[fill[specs_[k].home]++] =
+        detail::HomeEntry{&nodes_[k], pb, std::uint32_t(home_preds_.size())};
+  }
+  if (homes == 0) home_begin_.clear();
   finalized_ = true;
 }
 

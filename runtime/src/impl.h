@@ -18,6 +18,15 @@ namespace tbrt::detail {
 
 class Impl;
 
+// One submitted graph's list of homed nodes for one worker, consumed in order.
+struct HomeRun {
+  const HomeEntry* pos;
+  const HomeEntry* end;
+  Node* const* preds;     // the graph's home_preds_
+  std::uint32_t replay;   // the completions count of a predecessor done in this replay
+  std::uint32_t checked;  // predecessors of *pos already seen done (they stay done)
+};
+
 // Everything here is touched by its owner thread only, except `deque` (thieves)
 // and the statistics (read by the main thread after wait(), ordered by `state`).
 struct alignas(64) Worker {
@@ -39,6 +48,15 @@ struct alignas(64) Worker {
   LocalPool task_pool, edge_pool;
   WorkDeque deque;
   std::thread thread;
+  // Homed work (Graph::add's home): a ring of runs the owner thread publishes (slot, then
+  // home_back) and this worker consumes (home_front, published for the owner to reuse
+  // slots). A worker with an unfinished run never sleeps: its next node may become ready
+  // at any moment without anybody waking it.
+  static constexpr std::uint32_t kHomeRing = 256;
+  std::uint64_t home_front_local = 0, home_seen = 0;
+  alignas(64) std::atomic<std::uint64_t> home_front{0};
+  alignas(64) std::atomic<std::uint64_t> home_back{0};
+  HomeRun home_ring[kHomeRing];
 };
 
 // Every worker being in the loop's idle phase with all discovered tasks
@@ -82,6 +100,10 @@ class Impl {
   }
 
   void wait();
+  // Owner thread, from submit: worker `home % workers` runs this list next.
+  void publish_home_run(int home, const HomeRun& run);
+  // Owner thread, after publishing: wakes sleepers, since nobody pushes homed work.
+  void wake_for_home_runs() { parking_.wake_all_exact(); }
   // Owner thread outside wait(), on dynamic task creation.
   void maybe_throttle(Worker& w) {
     if (++w.since_throttle_check >= 256 && opts_.max_outstanding) {
@@ -122,6 +144,10 @@ class Impl {
   template <bool kMeasure>
   Task* find_work(Worker& w);
   Task* steal_any(Worker& w);
+  Task* next_home(Worker& w);
+  bool has_home_runs(Worker& w) {
+    return w.home_back.load(std::memory_order_seq_cst) != w.home_front_local;
+  }
   void complete_node(Worker& w, Node* n);
   void complete_dyn(Worker& w, DynTask* t);
   void go_idle(Worker& w);

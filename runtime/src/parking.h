@@ -37,6 +37,10 @@ class Parking {
     if (sleepers_.load(std::memory_order_seq_cst) > 0) wake(1);
   }
   void wake_all() { wake(0x7fffffff); }
+  // After a seq_cst publication that sleepers re-check after prepare().
+  void wake_all_exact() {
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) wake_all();
+  }
 
  private:
   void wake(int n);

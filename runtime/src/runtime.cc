@@ -95,6 +95,15 @@ void Runtime::submit(Graph& g) {
   const std::uint64_t t0 = rt.measure_discovery(w) ? ticks() : 0;
   // The whole graph is discovered at once: one local add, no per-node work.
   w.discovered += std::int64_t(g.size());
+  const std::uint32_t replay = ++g.replays_;
+  if (!g.home_begin_.empty()) {
+    for (std::size_t h = 0; h + 1 < g.home_begin_.size(); ++h)
+      if (g.home_begin_[h] < g.home_begin_[h + 1])
+        rt.publish_home_run(int(h), detail::HomeRun{g.home_entries_.data() + g.home_begin_[h],
+                                                    g.home_entries_.data() + g.home_begin_[h + 1],
+                                                    g.home_preds_.data(), replay, 0});
+    rt.wake_for_home_runs();
+  }
   // Reverse order: the owner pops the newest, so root 0 runs first here while
   // thieves take from the other end.
   for (auto r = g.roots_.rbegin(); r != g.roots_.rend(); ++r) rt.make_ready(w, *r);

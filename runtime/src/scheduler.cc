@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <immintrin.h>
 
 #include "impl.h"
 
@@ -63,7 +64,62 @@ Task* Impl::steal_any(Worker& w) {
   return nullptr;
 }
 
+// Homed work: the first node of any unfinished run whose predecessors are all done.
+// Runs are independent graphs, so trying each one's head (not just the oldest's) lets
+// graphs in flight together fill each other's waits; each list keeps its own order.
+Task* Impl::next_home(Worker& w) {
+  for (std::uint64_t k = w.home_front_local;; ++k) {
+    if (k == w.home_seen) {  // looked at every known run: any new one?
+      const std::uint64_t back = w.home_back.load(std::memory_order_acquire);
+      if (back == w.home_seen) return nullptr;
+      w.home_seen = back;
+    }
+    HomeRun& r = w.home_ring[k % Worker::kHomeRing];
+    if (r.pos == r.end) continue;
+    const HomeEntry& e = *r.pos;
+    // acquire: pairs with the runner's release in complete_node (the inputs' writes).
+    while (e.preds_begin + r.checked < e.preds_end &&
+           r.preds[e.preds_begin + r.checked]->completions.load(std::memory_order_acquire) ==
+               r.replay)
+      ++r.checked;
+    if (e.preds_begin + r.checked < e.preds_end) continue;
+    ++r.pos;
+    r.checked = 0;
+    if (r.pos == r.end && k == w.home_front_local) {
+      std::uint64_t f = k + 1;
+      while (f < w.home_seen && w.home_ring[f % Worker::kHomeRing].pos ==
+                                    w.home_ring[f % Worker::kHomeRing].end)
+        ++f;
+      w.home_front_local = f;
+      // release: the owner may reuse these slots once it sees this.
+      w.home_front.store(f, std::memory_order_release);
+    }
+    return e.node;
+  }
+}
+
+void Impl::publish_home_run(int home, const HomeRun& run) {
+  Worker& h = *workers_[std::size_t(home) % workers_.size()];
+  const std::uint64_t back = h.home_back.load(std::memory_order_relaxed);
+  if (back - h.home_front.load(std::memory_order_acquire) >= Worker::kHomeRing) {
+    std::fprintf(stderr, "tbrt: more than %u graphs with homed nodes in flight on worker %d\n",
+                 Worker::kHomeRing, h.id);
+    std::abort();
+  }
+  h.home_ring[back % Worker::kHomeRing] = run;
+  // seq_cst: a worker about to sleep re-reads home_back after announcing itself (Dekker,
+  // with wake_for_home_runs); release alone would do for the slot's contents.
+  h.home_back.store(back + 1, std::memory_order_seq_cst);
+}
+
 void Impl::complete_node(Worker& w, Node* n) {
+  // Release: a homed successor polling this sees the body's writes. One writer per
+  // replay (the runner), and replays are ordered by wait(): a load and a store do.
+  n->completions.store(n->completions.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_release);
+#ifdef __CLDEMOTE__
+  if (n->home != Task::kNoHome) _cldemote(n);
+#endif
   for (std::uint32_t k = 0; k < n->nsucc; ++k) {
     Node* s = n->succ[k];
     if (s->npreds == 1) {
@@ -146,22 +202,40 @@ void Impl::go_active(Worker& w) {
 
 template <bool kMeasure>
 Task* Impl::find_work(Worker& w) {
-  for (int k = 0; k < kSearchRounds; ++k) {
-    if (Task* t = steal_any(w)) return t;
-    cpu_relax();
-  }
-  if constexpr (kMeasure) w.overhead += ticks() - w.mark;
-  go_idle(w);
   const bool is_main = w.id == 0;
   // acquire: the main thread reading 0 sees every task's effects.
   auto finished = [&](std::memory_order mo) {
     return is_main ? state_.load(mo) == 0 : stop_.load(mo);
   };
-  std::uint32_t sleep_us = kFirstSleepUs;
-  for (int k = 0;; ++k) {
-    if (finished(std::memory_order_acquire)) return nullptr;
-    Task* t = steal_any(w);
-    if (!t) {
+  for (;;) {
+    // Still counted active: a few sweeps, or for as long as a homed run is unfinished
+    // (its next node waits for another worker; going idle would cost two RMWs on the
+    // shared termination word per wait). That extra wait is idle time, not overhead.
+    bool waited = false;
+    for (int k = 0; k < kSearchRounds || w.home_front_local != w.home_seen; ++k) {
+      Task* t = next_home(w);
+      if (!t) t = steal_any(w);
+      if (t) {
+        if constexpr (kMeasure)
+          if (waited) w.mark = ticks();
+        return t;
+      }
+      if constexpr (kMeasure)
+        if (k == kSearchRounds) {
+          w.overhead += ticks() - w.mark;
+          waited = true;
+        }
+      if (k < kSpinRounds) cpu_relax();
+      else std::this_thread::yield();  // oversubscribed: let the predecessor's thread run
+    }
+    if constexpr (kMeasure) w.overhead += ticks() - w.mark;
+    go_idle(w);
+    std::uint32_t sleep_us = kFirstSleepUs;
+    Task* t = nullptr;
+    for (int k = 0;; ++k) {
+      if (finished(std::memory_order_acquire)) return nullptr;
+      if ((t = next_home(w)) || (t = steal_any(w))) break;
+      if (w.home_front_local != w.home_seen) break;  // a new homed run: wait for it active
       if (k < kSpinRounds) {
         cpu_relax();
         continue;
@@ -175,16 +249,17 @@ Task* Impl::find_work(Worker& w) {
         parking_.cancel();
         return nullptr;
       }
-      if (!(t = steal_any(w))) {
-        parking_.sleep(seen, sleep_us);
-        sleep_us = std::min(2 * sleep_us, kMaxSleepUs);
+      if (has_home_runs(w) || (t = steal_any(w))) {
+        parking_.cancel();
+        if (t) break;
         continue;
       }
-      parking_.cancel();
+      parking_.sleep(seen, sleep_us);
+      sleep_us = std::min(2 * sleep_us, kMaxSleepUs);
     }
     go_active(w);
     if constexpr (kMeasure) w.mark = ticks();
-    return t;
+    if (t) return t;
   }
 }
 
@@ -194,7 +269,7 @@ void Impl::loop(Worker& w) {
     Task* t = w.next;
     if (t) {
       w.next = nullptr;
-    } else {
+    } else if (!(t = next_home(w))) {
       t = fifo_ ? fifo_q_.pop() : w.deque.pop();
       if (!t && !(t = find_work<kMeasure>(w))) return;
     }

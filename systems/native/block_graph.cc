@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <immintrin.h>
 
 #include "predecessors.h"
 
@@ -20,11 +21,14 @@ void run_block_task(void* arg, std::int64_t row, std::int64_t i) {
   // Row 0 of the whole graph has no inputs, also when it replays a graph built further on.
   g.execute_point(t, i, run.buffers.output(t, i), g.output_bytes(), k.inputs, run.sizes.data(),
                   t == 0 ? 0 : k.n, run.buffers.scratch(i), g.scratch_bytes());
+#ifdef __CLDEMOTE__
+  _cldemote(run.buffers.output(t, i));
+#endif
 }
 
 }  // namespace
 
-BlockGraph::BlockGraph(GraphRun& run, Predecessors& preds, long first_base, long rows)
+BlockGraph::BlockGraph(GraphRun& run, Predecessors& preds, long first_base, long rows, int homes)
     : g_(run.buffers.graph()),
       rows_(rows),
       period_(std::lcm(std::max(1L, g_.dependence_sets()), 2L)),
@@ -61,7 +65,8 @@ BlockGraph::BlockGraph(GraphRun& run, Predecessors& preds, long first_base, long
     const long offset = g_.offset(t), width = g_.width(t);
     first[r] = tbrt::Graph::NodeId(graph_.size());
     for (long i = offset; i < offset + width; ++i)
-      graph_.add(&run_block_task, &tasks_[graph_.size()], r, i, priority_of(rows - r));
+      graph_.add(&run_block_task, &tasks_[graph_.size()], r, i, priority_of(rows - r),
+                 homes > 0 ? int(i * homes / g_.max_width()) : -1);
   }
   for (long r = 1; r < rows; ++r) {
     const long t = base + r;
@@ -101,11 +106,12 @@ bool BlockGraph::fits(long base, long rows) const {
          uniform_shape(base, rows) == shape_;
 }
 
-BlockSchedule::BlockSchedule(GraphRun& run, long block_rows)
+BlockSchedule::BlockSchedule(GraphRun& run, long block_rows, int homes)
     : run_(run),
       preds_(run.buffers.graph()),
       rows_(block_rows),
-      head_(head_rows(run.buffers.graph().timesteps(), block_rows)) {}
+      head_(head_rows(run.buffers.graph().timesteps(), block_rows)),
+      homes_(homes) {}
 
 long BlockSchedule::head_rows(long steps, long rows) {
   // At least 2 rows, so that later blocks have both rows before them (uniform shapes).
@@ -125,7 +131,7 @@ tbrt::Graph& BlockSchedule::next() {
     b = std::move(*hit);
     cache_.erase(hit);
   } else {
-    b = std::make_unique<BlockGraph>(run_, preds_, base, rows);
+    b = std::make_unique<BlockGraph>(run_, preds_, base, rows, homes_);
     ++builds_;
     if (cache_.size() == kCached) cache_.pop_back();
   }

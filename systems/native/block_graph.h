@@ -32,8 +32,10 @@ struct BlockTask {
 
 class BlockGraph {
  public:
-  // Tasks, edges and input pointers of rows [base, base + rows) of run's graph.
-  BlockGraph(GraphRun& run, Predecessors& preds, long base, long rows);
+  // Tasks, edges and input pointers of rows [base, base + rows) of run's graph. With
+  // homes > 0, column i's tasks are homed on worker i * homes / max_width (contiguous
+  // column blocks, as MPI ranks own them); with 0 every task goes through the deques.
+  BlockGraph(GraphRun& run, Predecessors& preds, long base, long rows, int homes);
 
   // Whether this graph is also right for the block [base, base + rows).
   bool fits(long base, long rows) const;
@@ -62,7 +64,7 @@ class BlockGraph {
 // that change shape in dom and tree).
 class BlockSchedule {
  public:
-  BlockSchedule(GraphRun& run, long block_rows);
+  BlockSchedule(GraphRun& run, long block_rows, int homes);
 
   bool done() const { return next_base_ >= run_.buffers.graph().timesteps(); }
   // Sets run.base to the next block and returns a graph for it, built only if no cached
@@ -80,6 +82,7 @@ class BlockSchedule {
   GraphRun& run_;
   Predecessors preds_;  // built once per graph (it checks the pattern's symmetry)
   long rows_, head_;
+  int homes_;
   long next_base_ = 0, replays_ = 0, builds_ = 0;
   std::vector<std::unique_ptr<BlockGraph>> cache_;  // most recently used first
 };

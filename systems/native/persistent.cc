@@ -15,11 +15,21 @@
 #ifndef NATIVE_QUEUE
 #define NATIVE_QUEUE kLifo
 #endif
+// native homes its tasks by column (see BlockGraph); native_fifo is the shared-queue
+// baseline, so everything goes through its queue unless asked otherwise.
+#ifndef NATIVE_HOME_DEFAULT
+#define NATIVE_HOME_DEFAULT 1
+#endif
 
 int main(int argc, char** argv) {
   taskbench::AppOptions options = native::app_options(TASKBENCH_SYSTEM_NAME);
   options.flags.push_back(
       {"-block", "N", "timesteps per persistent block graph (default: chosen per graph)", 1});
+  options.flags.push_back({"-home", "0|1",
+                           "1: each worker runs its own block of columns, polling predecessors; "
+                           "0: every task through the queues, stolen when idle (default: " +
+                               std::to_string(NATIVE_HOME_DEFAULT) + ")",
+                           0});
   taskbench::App app(argc, argv, options);
   tbrt::Runtime rt(native::runtime_options(app, tbrt::QueueMode::NATIVE_QUEUE));
   app.set_parallelism(1, rt.num_workers());
@@ -27,9 +37,15 @@ int main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<native::GraphRun>> runs;
   std::vector<native::BlockSchedule> schedules;
+  const long home = app.flag("-home", NATIVE_HOME_DEFAULT);
+  if (home > 1) {
+    std::fprintf(stderr, "taskbench: -home: invalid value '%ld'; expected 0 or 1\n", home);
+    return 2;
+  }
   for (const taskbench::TaskGraph& g : app.graphs()) {
     runs.push_back(std::make_unique<native::GraphRun>(g));
-    schedules.emplace_back(*runs.back(), app.flag("-block", native::choose_block_rows(g)));
+    schedules.emplace_back(*runs.back(), app.flag("-block", native::choose_block_rows(g)),
+                           home ? rt.num_workers() : 0);
   }
 
   rt.reset_stats();
@@ -56,7 +72,7 @@ int main(int argc, char** argv) {
               "}";
   char build[64];
   std::snprintf(build, sizeof build, "%.9g", discovery_s);
-  app.add_report_json("schedule", "{\"mode\":\"persistent\",\"discovery_seconds\":" +
+  app.add_report_json("schedule", "{\"mode\":\"persistent\",\"homed\":" + std::string(home ? "true" : "false") + ",\"discovery_seconds\":" +
                                       std::string(build) + ",\"graphs\":[" + blocks + "]}");
   if (app.flag("-breakdown", 0)) lines = native::add_breakdown(app, rt.stats(), discovery_s);
   app.report(elapsed);

@@ -107,3 +107,32 @@ def test_write_after_read_edges(name, seed):
             "-and", "-steps", "100", "-width", "6", "-type", "spread", "-radix", "2", "-period", "3",
             "-kernel", "load_imbalance", "-iter", "300", "-imbalance", "2", "-seed", seed]
     same_totals(name, args, workers=3)
+
+
+# Both ways of running a persistent graph: homed (each worker its own columns, readiness
+# polled; native's default) and through the queues (stolen when idle; native_fifo's), with
+# more workers than columns and fewer, on every pattern, two graphs at once.
+@pytest.mark.parametrize("workers", [3, 8])
+@pytest.mark.parametrize("home", ["0", "1"])
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("name", PERSISTENT)
+def test_home_modes(name, pattern, home, workers):
+    args = ["-steps", "30", "-width", "5", "-type", pattern, "-radix", "3", "-period", "3",
+            "-fraction", "0.5", "-kernel", "load_imbalance", "-iter", "100", "-imbalance", "2",
+            "-and", "-steps", "17", "-width", "7", "-type", "spread", "-radix", "2",
+            "-kernel", "busy_wait", "-iter", "50", "-output", "40"]
+    same_totals(name, args, workers=workers, own=("-home", home, "-block", "4"))
+
+
+@pytest.mark.parametrize("name,homed", [("native", True), ("native_fifo", False)])
+def test_home_default_in_report(name, homed, tmp_path):
+    report = tmp_path / "r.json"
+    got = run(system(name), ["-steps", "20", "-width", "4", "-json", str(report)])
+    assert got.returncode == 0, got.stderr
+    assert json.loads(report.read_text())["system_report"]["schedule"]["homed"] is homed
+
+
+def test_home_flag_rejects_two():
+    got = run(system("native"), ["-home", "2"])
+    assert got.returncode == 2
+    assert got.stderr.strip() == "taskbench: -home: invalid value '2'; expected 0 or 1"

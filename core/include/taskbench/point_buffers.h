@@ -65,11 +65,14 @@ class PointBuffers {
   struct Free {
     void operator()(char* p) const { std::free(p); }
   };
-  static size_t round_up(size_t bytes) { return (bytes + 63) / 64 * 64; }
+  // 128 bytes, not 64: Intel's spatial prefetcher pulls cache lines in aligned pairs, so
+  // neighbouring columns written by different threads would still share traffic
+  // (measured: native stencil_1d width 2, 3-4% more time per row with 64).
+  static size_t round_up(size_t bytes) { return (bytes + 127) / 128 * 128; }
   static std::unique_ptr<char, Free> allocate(size_t bytes) {
-    // 64-byte alignment: no false sharing between columns written by different threads.
+    // Aligned as the stride: no false sharing between columns written by different threads.
     return std::unique_ptr<char, Free>(
-        static_cast<char*>(std::aligned_alloc(64, round_up(bytes == 0 ? 1 : bytes))));
+        static_cast<char*>(std::aligned_alloc(128, round_up(bytes == 0 ? 1 : bytes))));
   }
 
   TaskGraph graph_;

@@ -27,15 +27,25 @@ class Graph {
 
   // Node running fn(arg, i, j). Higher priority runs earlier among ready tasks
   // of one worker (best effort, as in the LLP scheduler).
+  //
+  // home >= 0 pins the node to worker home % num_workers, which runs its homed nodes
+  // in a topological order fixed by finalize() and is never robbed of them. Readiness
+  // is then pulled, not pushed: the home worker polls each predecessor's completion
+  // word (one writer each), so no counter is shared by producers and no queue sits
+  // between a producer and the consumer on another core. On a DAG whose work is
+  // balanced over the homes (a Task Bench row split among workers), that leaves one
+  // cache-line transfer per cross-worker dependence, where a push costs several
+  // (the counter's line, the deque's, the task's). No stealing: imbalance stays.
+  // Priorities do not apply to homed nodes.
   NodeId add(TaskFn fn, void* arg = nullptr, std::int64_t i = 0, std::int64_t j = 0,
-             int priority = 0);
+             int priority = 0, int home = -1);
 
   // Node running a callable; the callable is stored once, when building.
   template <class F>
-  NodeId add_closure(F f, int priority = 0) {
+  NodeId add_closure(F f, int priority = 0, int home = -1) {
     auto* h = new Holder<F>(std::move(f));
     closures_.emplace_back(h);
-    return add(&Holder<F>::call, h, 0, 0, priority);
+    return add(&Holder<F>::call, h, 0, 0, priority, home);
   }
 
   // `to` starts only after `from` completed. Repeated edges are allowed.
@@ -56,6 +66,7 @@ class Graph {
     void* arg;
     std::int64_t i, j;
     std::int32_t priority;
+    std::int32_t home;
   };
   struct HolderBase {
     virtual ~HolderBase() = default;
@@ -72,8 +83,13 @@ class Graph {
   std::vector<std::unique_ptr<HolderBase>> closures_;
   // Replay layout, rebuilt by finalize().
   std::unique_ptr<detail::Node[]> nodes_;
-  std::vector<detail::Node*> succ_;   // all successor lists, back to back
-  std::vector<detail::Node*> roots_;  // nodes without predecessors
+  std::vector<detail::Node*> succ_;   // unhomed successor lists, back to back
+  std::vector<detail::Node*> roots_;  // unhomed nodes without predecessors
+  // Homed nodes: home h's list is home_entries_[home_begin_[h], home_begin_[h+1]).
+  std::vector<detail::HomeEntry> home_entries_;
+  std::vector<std::uint32_t> home_begin_;
+  std::vector<detail::Node*> home_preds_;  // what each entry polls, back to back
+  std::uint32_t replays_ = 0;  // submits since finalize: the completions of a finished node
   bool finalized_ = false;
 };
 

@@ -28,6 +28,13 @@ struct Task {
   std::int32_t priority = 0;
   Kind kind;
   std::uint8_t flags = 0;  // DynTask: kHasHandle, kSubmitted (fills padding)
+  // Persistent nodes only (they fill the padding): the worker that runs a homed node
+  // (kNoHome: any, through the deques), and how many replays have completed it. Its
+  // single writer is the node's runner, so homed successors poll it instead of sharing
+  // an atomic counter with other predecessors (see Graph::add).
+  std::uint16_t home = kNoHome;
+  std::atomic<std::uint32_t> completions{0};
+  static constexpr std::uint16_t kNoHome = 0xffff;
 };
 
 struct DynTask;
@@ -66,6 +73,14 @@ struct alignas(64) Node : Task {  // a line each: neighbours are run by other wo
   std::int32_t npreds = 0;
 };
 static_assert(sizeof(Node) <= 64, "a Node should fit a cache line");
+
+// A homed node in its home worker's list, with the predecessors it must see completed:
+// home_preds_[preds_begin, preds_end) of its graph (those of other homes, or none;
+// a same-home predecessor ran earlier in the list, on the same thread).
+struct HomeEntry {
+  Node* node;
+  std::uint32_t preds_begin, preds_end;
+};
 
 // Closures small enough to live in a dynamic task's (i, j) words.
 template <class F>
