@@ -5,11 +5,13 @@
 //   exchange  per row: write 16 bytes and a flag in one line, wait for the other thread's
 //             flag, read its bytes (the data feeds the next write, as a task's input does);
 //   row       per row: the same loop running the core's execute_point (stencil_1d, width 2,
-//             empty kernel, inputs validated): no runtime at all, one column per thread.
+//             empty kernel, inputs validated): no runtime at all, one column per thread,
+//             output and flag pushed to the shared cache (CLDEMOTE) for the other core.
 //
 // Each row costs the kernel's time plus `row`, and the dependence keeps that cost on the
 // critical path, so efficiency is k / (k + row): METG(50%) on this pattern is at least
 // 2 x row here, whatever the runtime. Usage: bench_exchange_floor [rows [reps]]; best of reps.
+#include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -38,14 +40,15 @@ void relax() { __builtin_ia32_pause(); }
 template <class Body>
 double timed_pair(long rows, Body body) {
   std::atomic<int> ready{0};
+  double start = 0;
   auto run = [&](int me) {
     pin(me);
     ready.fetch_add(1);
     while (ready.load() < 2) relax();
+    if (me == 0) start = taskbench::wall_time();  // both threads started and pinned
     body(me);
   };
   std::thread other(run, 1);
-  const double start = taskbench::wall_time();
   run(0);
   const double elapsed = taskbench::wall_time() - start;
   other.join();
@@ -109,6 +112,10 @@ double no_runtime_row(long rows) {
       while (t > 0 && done[1 - me].row.load(std::memory_order_acquire) < t - 1) relax();
       buffers.run(t, me);
       done[me].row.store(t, std::memory_order_release);
+#ifdef __CLDEMOTE__
+      _cldemote(buffers.output(t, me));  // as native does: the reader is on the other core
+      _cldemote(&done[me]);
+#endif
     }
   });
 }

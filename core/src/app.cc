@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "graph_check.h"
+#include "kernels/kernels.h"
 #include "report.h"
 #include "thread_state.h"
 #include "totals.h"
@@ -82,6 +83,12 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
     std::exit(0);
   }
   install_fault_from_environment();
+  if (kernels::blas_threaded())
+    std::fprintf(stderr,
+                 "taskbench: warning: the OpenBLAS loaded is threaded (%s): its thread pool "
+                 "competes for the cores; reconfigure to link the serial one (cmake -U "
+                 "TASKBENCH_OPENBLAS_LIBRARY BUILD_DIR, with libopenblas-serial-dev installed)\n",
+                 kernels::blas_runtime().c_str());
   for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
   if (!impl_->config.skip_graph_validation) {
     for (const TaskGraph& g : impl_->graphs) {

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "json.h"
+#include "kernels/kernels.h"
 #include "machine.h"
 
 #ifndef TASKBENCH_BUILD_TYPE
@@ -66,6 +67,7 @@ std::string report_json(const ReportInput& in) {
       .field("core_compiler", TASKBENCH_COMPILER_STRING)
       .field("build_type", TASKBENCH_BUILD_TYPE)
       .field("build_flags", TASKBENCH_BUILD_FLAGS)
+      .field("blas", kernels::blas_runtime())
       .end_object();
   j.key("command").begin_array();
   for (const std::string& a : *in.command) j.value(a);

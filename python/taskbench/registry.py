@@ -34,6 +34,7 @@ class System:
     description: str = ""
     cores: str | int = "all"  # "all" (every available core) or a fixed count
     threads_flag: str | None = None
+    args: list[str] = field(default_factory=list)  # flags always passed first (a variant of a binary)
     env: dict[str, str] = field(default_factory=dict)
     paper_row: str = ""
     default: bool = False
@@ -62,6 +63,11 @@ def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
     extra = {k: v for k, v in entry.items() if k not in _KNOWN_KEYS}
     known.setdefault("binary", known["name"])
     known["env"] = {str(k): str(v) for k, v in (known.get("env") or {}).items()}
+    args = known.get("args") or []
+    if not isinstance(args, list):
+        raise UserError(f"{source}: system '{entry['name']}': 'args' must be a list of strings",
+                        EXIT_ENVIRONMENT)
+    known["args"] = [str(a) for a in args]
     return System(folder=folder, extra=extra, **known)
 
 

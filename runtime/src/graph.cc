@@ -116,7 +116,10 @@ void Graph::finalize() {
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
     const auto pb = std::uint32_t(home_preds_.size());
-    for (NodeId p : preds) home_preds_.push_back(&nodes_[p]);
+    for (NodeId p : preds) {
+      home_preds_.push_back(&nodes_[p]);
+      nodes_[p].flags |= detail::Node::kPolledElsewhere;
+    }
     home_entries_[fill[specs_[k].home]++] =
         detail::HomeEntry{&nodes_[k], pb, std::uint32_t(home_preds_.size())};
   }

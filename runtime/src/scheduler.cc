@@ -118,7 +118,7 @@ void Impl::complete_node(Worker& w, Node* n) {
   n->completions.store(n->completions.load(std::memory_order_relaxed) + 1,
                        std::memory_order_release);
 #ifdef __CLDEMOTE__
-  if (n->home != Task::kNoHome) _cldemote(n);
+  if (n->flags & Node::kPolledElsewhere) _cldemote(n);
 #endif
   for (std::uint32_t k = 0; k < n->nsucc; ++k) {
     Node* s = n->succ[k];

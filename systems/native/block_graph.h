@@ -28,6 +28,7 @@ struct BlockTask {
   GraphRun* run;
   const char** inputs;  // execute_point takes const char**; it does not write them
   std::size_t n;
+  bool read_elsewhere;  // homed, and a successor has another home (see run_block_task)
 };
 
 class BlockGraph {

@@ -29,6 +29,13 @@ tbrt::Options runtime_options(const taskbench::App& app, tbrt::QueueMode queue) 
   return opt;
 }
 
+void wake_workers(tbrt::Runtime& rt) {
+  tbrt::Graph g;
+  for (int w = 0; w < rt.num_workers(); ++w)
+    g.add([](void*, std::int64_t, std::int64_t) {}, nullptr, 0, 0, 0, /*home=*/w);
+  rt.run(g);
+}
+
 namespace {
 
 std::string fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {

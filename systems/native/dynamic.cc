@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   const long steps = taskbench::max_timesteps(app.graphs());
   std::vector<std::pair<long, long>> preds;  // of the task being wired: (row, column)
 
+  native::wake_workers(rt);
   rt.reset_stats();
   std::uint64_t enumerate = 0;  // ticks in predecessors.h (-breakdown only)
   const double start = taskbench::wall_time();

@@ -28,7 +28,7 @@ class System:
         return BIN / self.entry.get("binary", self.name)
 
     def command(self, args: list[str]) -> list[str]:
-        return [str(self.binary), *args]
+        return [str(self.binary), *self.entry.get("args", []), *args]
 
     def env(self) -> dict:
         return {**os.environ, **{k: str(v) for k, v in self.entry.get("env", {}).items()}}

@@ -16,7 +16,7 @@ PERSISTENT = ["native", "native_fifo"]
 
 
 def system(name: str):
-    if name not in BUILT or not BY_NAME[name].binary.exists():
+    if BY_NAME[name].binary.name not in BUILT or not BY_NAME[name].binary.exists():
         pytest.skip(f"{name} is not built")
     return BY_NAME[name]
 

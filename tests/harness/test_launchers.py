@@ -23,6 +23,15 @@ def test_local_uses_registry_env_and_threads_flag():
     assert p.env["OMP_PLACES"] == "cores" and p.set_env["OMP_NUM_THREADS"] == "3"
 
 
+def test_registry_args_come_before_the_runs_flags():
+    s = system(args=["-home", "0"], threads_flag="-worker")
+    p = plan(s, ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    assert p.argv == ["/bin/x", "-home", "0", "-steps", "4", "-worker", "2"]
+    m = system(launcher="mpirun", ranks=2, args=["-variant"])
+    assert plan(m, ["-steps", "4"], LaunchOptions()).argv[-6:] == [
+        "/bin/x", "-variant", "-steps", "4", EXPECT_RANKS_FLAG, "2"]
+
+
 def test_local_rejects_ranks_and_fixed_thread_counts():
     with pytest.raises(UserError, match="--ranks does not apply"):
         plan(system(), [], LaunchOptions(ranks=4))

@@ -81,6 +81,15 @@ def test_flat_legacy_entry_and_bad_toml(tmp_path):
         read_registry_file(path)
 
 
+def test_args_are_a_list_of_strings(tmp_path):
+    path = tmp_path / "system.toml"
+    path.write_text('[[system]]\nname = "v"\nbinary = "b"\nargs = ["-home", 0]\n')
+    assert read_registry_file(path)[0].args == ["-home", "0"]
+    path.write_text('[[system]]\nname = "v"\nargs = "-home 0"\n')
+    with pytest.raises(UserError, match="'args' must be a list of strings"):
+        read_registry_file(path)
+
+
 def test_repository_registry_reads(bin_dir):
     from taskbench.locations import find_layout
     reg = Registry(find_layout())

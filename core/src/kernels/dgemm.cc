@@ -2,12 +2,15 @@
 // N = floor(sqrt(scratch / 24)). Built only where CMake found a CBLAS (TASKBENCH_HAVE_BLAS).
 #include <cmath>
 #include <mutex>
+#include <string>
 
 #include "kernels.h"
 
 #ifdef TASKBENCH_HAVE_BLAS
 #include <cblas.h>
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" char* openblas_get_config() __attribute__((weak));
+extern "C" int openblas_get_parallel() __attribute__((weak));
 #endif
 
 namespace taskbench::kernels {
@@ -21,6 +24,16 @@ long dgemm_size(size_t scratch_bytes) {
 
 #ifdef TASKBENCH_HAVE_BLAS
 bool dgemm_available() { return true; }
+
+// The library the loader picked, which on Debian follows the libopenblas.so.0 alternative
+// unless the binary's RUNPATH names the serial one (CMake adds it when it links that one).
+std::string blas_runtime() {
+  if (!openblas_get_config) return "a CBLAS other than OpenBLAS";
+  std::string s = openblas_get_config();
+  if (openblas_get_parallel) s += openblas_get_parallel() == 0 ? " (sequential)" : " (threaded)";
+  return s;
+}
+bool blas_threaded() { return openblas_get_parallel && openblas_get_parallel() != 0; }
 
 void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
   // Tasks already run one per core: a multithreaded BLAS inside them would oversubscribe.
@@ -37,6 +50,8 @@ void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
 }
 #else
 bool dgemm_available() { return false; }
+std::string blas_runtime() { return "none"; }
+bool blas_threaded() { return false; }
 void compute_dgemm(char*, size_t, long) {}
 #endif
 

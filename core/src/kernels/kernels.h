@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "taskbench/taskbench.h"
 
@@ -14,6 +15,10 @@ uint64_t busy_wait(long iterations, uint64_t seed);
 void memory_bound(char* scratch, size_t scratch_bytes, long iterations, int samples, long t);
 void memory_daxpy(char* scratch, size_t scratch_bytes, long iterations, int samples, long t);
 bool dgemm_available();
+// The BLAS loaded at run time, for the report, and whether it runs its own thread pool
+// (which competes with the system under test for the cores: App warns).
+std::string blas_runtime();
+bool blas_threaded();
 long dgemm_size(size_t scratch_bytes);  // N = floor(sqrt(scratch / 24))
 void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations);
 void io_bound(long iterations, long graph, long point);

@@ -39,6 +39,11 @@ def base_environment(system, options: LaunchOptions) -> dict[str, str]:
     return env
 
 
+def program(system) -> list[str]:
+    """The binary and the registry entry's own flags, which come before the run's."""
+    return [str(system.binary_path), *system.args]
+
+
 def threads_flags(system, options: LaunchOptions) -> list[str]:
     threads = options.threads_per_rank or system.threads_per_rank
     if threads and system.threads_flag:

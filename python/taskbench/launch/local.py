@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                              threads_flags)
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
@@ -14,6 +15,6 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         raise UserError(f"system '{system.name}' has a fixed thread count: --threads-per-rank "
                         "does not apply", EXIT_USAGE)
     set_env = base_environment(system, options)
-    argv = [str(system.binary_path), *flags, *threads_flags(system, options)]
+    argv = [*program(system), *flags, *threads_flags(system, options)]
     return LaunchPlan(argv, merged_env(set_env), set_env, 1,
                       options.threads_per_rank or system.threads_per_rank)

@@ -6,7 +6,8 @@ their flags for oversubscription and for exporting environment variables differ.
 
 from __future__ import annotations
 
-from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                              threads_flags)
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, find_launcher, flavour, rank_count,
                                          running_as_root)
 
@@ -14,8 +15,8 @@ from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, find_launcher, flavo
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     ranks = rank_count(system, options)
     set_env = base_environment(system, options)
-    program = [str(system.binary_path), *flags, *threads_flags(system, options),
-               EXPECT_RANKS_FLAG, str(ranks)]
+    program_argv = [*program(system), *flags, *threads_flags(system, options),
+                    EXPECT_RANKS_FLAG, str(ranks)]
     program_name = find_launcher(system) or ("mpiexec" if flavour(system) == "mpich" else "mpirun")
     threads = options.threads_per_rank or system.threads_per_rank or 1
     if flavour(system) == "mpich":
@@ -35,5 +36,5 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
             set_env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
             set_env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     argv += [str(a) for a in system.extra.get("mpirun_args", [])]
-    return LaunchPlan(argv + program, merged_env(set_env), set_env, ranks,
+    return LaunchPlan(argv + program_argv, merged_env(set_env), set_env, ranks,
                       options.threads_per_rank or system.threads_per_rank)

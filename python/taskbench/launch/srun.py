@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                              threads_flags)
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, rank_count
 
 
@@ -19,6 +20,6 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if threads:
         argv += ["--cpus-per-task", str(threads)]
     argv += [str(a) for a in system.extra.get("srun_args", [])]
-    argv += [str(system.binary_path), *flags, *threads_flags(system, options),
+    argv += [*program(system), *flags, *threads_flags(system, options),
              EXPECT_RANKS_FLAG, str(ranks)]
     return LaunchPlan(argv, merged_env(set_env), set_env, ranks, threads)

@@ -27,7 +27,7 @@ struct Task {
   std::atomic<std::int32_t> pending{0};  // inputs still missing
   std::int32_t priority = 0;
   Kind kind;
-  std::uint8_t flags = 0;  // DynTask: kHasHandle, kSubmitted (fills padding)
+  std::uint8_t flags = 0;  // DynTask: kHasHandle, kSubmitted; Node: kPolledElsewhere
   // Persistent nodes only (they fill the padding): the worker that runs a homed node
   // (kNoHome: any, through the deques), and how many replays have completed it. Its
   // single writer is the node's runner, so homed successors poll it instead of sharing
@@ -68,6 +68,10 @@ inline Edge* closed_edges() { return reinterpret_cast<Edge*>(std::uintptr_t{1});
 
 // A node of a persistent Graph. Successors are a slice of the graph's array.
 struct alignas(64) Node : Task {  // a line each: neighbours are run by other workers
+  // A homed successor of another home polls this node's line: completion then pushes the
+  // line out to the shared cache (CLDEMOTE), where the poller's next read finds it sooner
+  // than in this core's cache. Not for others: a successor on this core wants it here.
+  static constexpr std::uint8_t kPolledElsewhere = 1;
   Node** succ = nullptr;
   std::uint32_t nsucc = 0;
   std::int32_t npreds = 0;
