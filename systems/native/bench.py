@@ -53,6 +53,7 @@ def best_runs(bindir: Path, runs: dict[str, list[str]], reps: int) -> dict[str, 
 def chain(build: Path, reps: int) -> None:
     print("== chain of 10^7 tasks, one worker, empty kernel, best of", reps)
     runs = {s: [s, "-worker", "1", *CHAIN] for s in ("native", "native_fifo", "native_dynamic")}
+    runs["native_steal"] = ["native", "-home", "0", "-worker", "1", *CHAIN]
     runs["serial"] = ["serial", *CHAIN]
     for name, r in best_runs(build / "bin", runs, reps).items():
         print(f"  {name:15s} {r['elapsed_seconds'] * 1e9 / r['totals']['tasks']:6.1f} ns/task"
@@ -106,8 +107,8 @@ def metg(build: Path, reps: int) -> None:
     """The harness's METG table, then METG again against a peak that a loaded machine cannot
     drag down: 2-core runs rarely get both cores here, so the 2-core peak is taken as the
     larger of the best 2-core run and twice the best 1-core (serial) peak run."""
-    systems = available(build, ["native", "native_dynamic", "native_fifo", "openmp_task", "mpi_p2p",
-                                "openmp_for"])
+    systems = available(build, ["native", "native_steal", "native_dynamic", "native_fifo",
+                                "openmp_task", "mpi_p2p", "openmp_for"])
     print(f"== METG(50%), compute_bound, 1000 steps, width 2: {' '.join(systems)}")
     db = build / "native-bench.db"
     harness(build, db, "peak", "--kernel", "compute_bound", "--reps", str(2 * reps))
@@ -178,6 +179,7 @@ def breakdown(build: Path, reps: int) -> None:
     for it in ("100", "300", "1000"):
         runs = {s: [s, "-worker", "2", *shape, "-iter", it, "-breakdown"]
                 for s in ("native", "native_fifo", "native_dynamic")}
+        runs["native_steal"] = ["native", "-home", "0", *runs["native"][1:]]
         table[it] = best_runs(bindir, runs, reps)
         peak = max([peak, *(r["flops_per_second"] for r in table[it].values())])
     print(f"== breakdown, stencil_1d width 2, 2 workers, best of {reps} (peak {peak / 1e9:.0f} GFLOP/s)")
