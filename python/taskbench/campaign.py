@@ -7,7 +7,7 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from taskbench import provenance
+from taskbench import placement, provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.peak import load_peaks
@@ -72,6 +72,9 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     planner = Planner(params, peaks)
     options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
     stats = ExecutionStats()
+    start_ns, why_not = placement.one_way_ns(registry.layout)
+    if why_not:
+        console.note(f"core-to-core latency not recorded: {why_not}")
     with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
         batch_number = 0
         while batch := planner.next_batch():
@@ -95,6 +98,15 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
                     planner.add_try(unit, run)
                     bar.advance(f"{system_name} -iter {iterations}")
             planner.finish(batch)
+    end_ns = placement.one_way_ns(registry.layout)[0] if start_ns is not None else None
+    if start_ns is not None:
+        store.annotate_campaign_machine(name, "core_to_core_one_way_ns", [start_ns, end_ns])
+    text, changed = placement.describe(start_ns, end_ns)
+    if changed:
+        console.warn(f"{text}: the CPUs' placement changed during the campaign, and fine-grained "
+                     "figures with it (see docs/harness.md)")
+    elif text:
+        console.note(text)
     store.finish_campaign(name)
     for state in planner.states.values():
         if state.note:

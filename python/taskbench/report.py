@@ -66,11 +66,15 @@ def _provenance(store, analyses) -> str:
         m = c["machine"]
         ok = next((r for r in a.runs if r["status"] == "ok" and r.get("report")), None)
         tb = (ok or {}).get("report", {}).get("taskbench", {}) if ok else {}
+        latency = m.get("core_to_core_one_way_ns") or []
         rows.append([a.name, c["created"], m.get("hostname"), m.get("cpu_model"), m.get("available_cpus"),
                      f"{(m.get('memory_bytes') or 0) / 2**30:.1f} GiB", m.get("os"),
-                     (ok or {}).get("compiler"), tb.get("build_flags"), c.get("git_revision")])
-    return _table(["campaign", "created", "host", "CPU", "cores", "memory", "OS", "compiler",
-                   "build flags", "git revision"], rows)
+                     " / ".join(f"{x:.0f} ns" for x in latency if x is not None) or "-",
+                     (ok or {}).get("compiler"), tb.get("build_flags"), tb.get("blas"),
+                     c.get("git_revision")])
+    return _table(["campaign", "created", "host", "CPU", "cores", "memory", "OS",
+                   "core-to-core (start / end)", "compiler", "build flags", "BLAS", "git revision"],
+                  rows)
 
 
 def _peaks(store) -> str:

@@ -149,6 +149,12 @@ class Store:
             raise UserError(f"campaign '{name}' already exists (use --resume to continue it, or "
                             "choose another --campaign name)", EXIT_USAGE)
 
+    def annotate_campaign_machine(self, name: str, key: str, value) -> None:
+        """Adds what was measured of the machine during the campaign to its machine record."""
+        machine = self.campaign(name)["machine"] or {}
+        machine[key] = value
+        self.db.execute("UPDATE campaigns SET machine=? WHERE name=?", (json.dumps(machine), name))
+
     def finish_campaign(self, name: str) -> None:
         self.db.execute("UPDATE campaigns SET status='done', finished=? WHERE name=? AND status!='done'",
                         (now(), name))

@@ -22,6 +22,9 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert json.loads(prov[0])["cpu_model"] and "-iter" in json.loads(prov[1])
     assert prov[2] and prov[4] and prov[5] and prov[6] >= 1
     assert con.execute("SELECT status FROM campaigns WHERE name='small'").fetchone()[0] == "done"
+    machine = json.loads(con.execute("SELECT machine FROM campaigns WHERE name='small'").fetchone()[0])
+    start, end = machine["core_to_core_one_way_ns"]  # the build's bench_exchange_floor ran twice
+    assert 0 < start < 1e5 and 0 < end < 1e5
 
     rows = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
     assert set(rows) == {"serial", "openmp_for"}
@@ -32,6 +35,7 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     text = page.read_text()
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
+    assert "core-to-core (start / end)" in text and "(sequential)" in text  # latency, serial BLAS
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
     assert len(pngs) == 2 and all(is_png(p) for p in pngs)
     assert len(list((tmp_path / "out" / "report_figures").glob("*.svg"))) == 2

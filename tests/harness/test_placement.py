@@ -1,0 +1,38 @@
+"""The core-to-core latency a campaign records: read from the probe's output, or said why not."""
+
+from pathlib import Path
+
+from taskbench import placement
+from taskbench.locations import Layout
+
+
+def layout_with_probe(tmp_path: Path, script: str | None) -> Layout:
+    (tmp_path / "bin").mkdir(parents=True)
+    if script is not None:
+        (tmp_path / "bench").mkdir()
+        probe = tmp_path / "bench" / placement.PROBE
+        probe.write_text("#!/bin/sh\n" + script)
+        probe.chmod(0o755)
+    return Layout(bin_dir=tmp_path / "bin", systems_dir=None)
+
+
+def test_reads_the_one_way_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(placement, "available_cores", lambda: 2)
+    lay = layout_with_probe(tmp_path, 'echo "# best of 3"\necho "one-way cache line      14.9 ns"\n')
+    assert placement.one_way_ns(lay) == (14.9, "")
+
+
+def test_says_why_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(placement, "available_cores", lambda: 2)
+    assert "is not built" in placement.one_way_ns(layout_with_probe(tmp_path / "a", None))[1]
+    broken = layout_with_probe(tmp_path / "b", "exit 2\n")
+    assert placement.one_way_ns(broken) == (None, f"{placement.PROBE} printed no latency (exit 2)")
+    monkeypatch.setattr(placement, "available_cores", lambda: 1)
+    assert placement.one_way_ns(broken)[1] == "fewer than 2 CPUs available"
+
+
+def test_describe_flags_a_placement_change():
+    assert placement.describe(140.0, 150.0) == (
+        "a cache line took 140 ns one way between two CPUs at the start, 150 ns at the end", False)
+    assert placement.describe(15.0, 140.0)[1] is True
+    assert placement.describe(None, 140.0) == ("", False)
