@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +91,9 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
                  "TASKBENCH_OPENBLAS_LIBRARY BUILD_DIR, with libopenblas-serial-dev installed)\n",
                  kernels::blas_runtime().c_str());
   for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
+  // Enough for any sensible thread count; a thread beyond it allocates its own block.
+  prepare_thread_states(static_cast<size_t>(std::max(64L, 2 * available_cores())),
+                        impl_->graphs.size());
   if (!impl_->config.skip_graph_validation) {
     for (const TaskGraph& g : impl_->graphs) {
       std::string problem = check_graph_consistency(g);
