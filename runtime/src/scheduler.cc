@@ -232,7 +232,8 @@ Task* Impl::find_work(Worker& w) {
       if (k < kSpinRounds || pinned_) cpu_relax();
       else std::this_thread::yield();
     }
-    if constexpr (kMeasure) w.overhead += ticks() - w.mark;
+    if constexpr (kMeasure)
+      if (!waited) w.overhead += ticks() - w.mark;  // else counted up to the wait already
     go_idle(w);
     std::uint32_t sleep_us = kFirstSleepUs;
     Task* t = nullptr;
