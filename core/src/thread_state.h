@@ -37,7 +37,7 @@ struct OwnLines {
   bool operator!=(const OwnLines&) const { return false; }
 };
 
-struct alignas(OwnLines<char>::kBytes) ThreadState {  // vector headers change with -trace
+struct alignas(OwnLines<char>::kBytes) ThreadState {  // own lines too: -trace writes its headers per task
   int worker = 0;                     // order of first use: the trace's thread id
   std::vector<long long, OwnLines<long long>> executed;  // tasks run, by graph index
   std::vector<TraceEvent> trace;      // filled only with -trace
