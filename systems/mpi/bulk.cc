@@ -1,22 +1,17 @@
 // mpi_bulk: bulk-synchronous. The same plans and messages as mpi_p2p, but each timestep first
 // completes all of its communication (every receive and every send of every graph) and only
 // then runs its tasks: no overlap of messages and computation, the classic BSP superstep.
-#include <memory>
 #include <vector>
 
 #include "rank_graph.h"
 #include "session.h"
 #include "taskbench/point_buffers.h"
 
-using taskbench_mpi::RankGraph;
-
 int main(int argc, char** argv) {
   taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {taskbench_mpi::expect_ranks_flag()}});
   taskbench_mpi::Session session(app, argc, argv, MPI_THREAD_SINGLE);
   app.display();
-  std::vector<std::unique_ptr<RankGraph>> graphs;  // destroyed before the session finalizes
-  for (const taskbench::TaskGraph& g : app.graphs())
-    graphs.push_back(std::make_unique<RankGraph>(g, session.rank(), session.size()));
+  const auto graphs = taskbench_mpi::make_rank_graphs(app.graphs(), session.rank(), session.size());
   const long steps = taskbench::max_timesteps(app.graphs());
 
   const double elapsed = session.timed([&] {

@@ -6,14 +6,11 @@
 #include <omp.h>
 
 #include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include "rank_graph.h"
 #include "session.h"
 #include "taskbench/point_buffers.h"
-
-using taskbench_mpi::RankGraph;
 
 int main(int argc, char** argv) {
   taskbench::AppOptions options{
@@ -35,9 +32,7 @@ int main(int argc, char** argv) {
                                  threads == 1 ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED);
   app.set_parallelism(session.size(), threads);
   app.display();
-  std::vector<std::unique_ptr<RankGraph>> graphs;  // destroyed before the session finalizes
-  for (const taskbench::TaskGraph& g : app.graphs())
-    graphs.push_back(std::make_unique<RankGraph>(g, session.rank(), session.size()));
+  const auto graphs = taskbench_mpi::make_rank_graphs(app.graphs(), session.rank(), session.size());
   const long steps = taskbench::max_timesteps(app.graphs());
 
   const double elapsed = session.timed([&] {

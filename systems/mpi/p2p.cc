@@ -2,22 +2,17 @@
 // it posts the receives of its tasks' remote inputs and the sends of its previous outputs
 // (nonblocking), runs each task as soon as that task's own inputs are in (tasks with only local
 // inputs first), then completes its sends. Graphs given with -and are interleaved per timestep.
-#include <memory>
 #include <vector>
 
 #include "rank_graph.h"
 #include "session.h"
 #include "taskbench/point_buffers.h"
 
-using taskbench_mpi::RankGraph;
-
 int main(int argc, char** argv) {
   taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {taskbench_mpi::expect_ranks_flag()}});
   taskbench_mpi::Session session(app, argc, argv, MPI_THREAD_SINGLE);
   app.display();
-  std::vector<std::unique_ptr<RankGraph>> graphs;  // destroyed before the session finalizes
-  for (const taskbench::TaskGraph& g : app.graphs())
-    graphs.push_back(std::make_unique<RankGraph>(g, session.rank(), session.size()));
+  const auto graphs = taskbench_mpi::make_rank_graphs(app.graphs(), session.rank(), session.size());
   const long steps = taskbench::max_timesteps(app.graphs());
 
   const double elapsed = session.timed([&] {

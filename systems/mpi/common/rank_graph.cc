@@ -53,4 +53,12 @@ void RankGraph::wait_sends() {
   sends_posted_ = 0;
 }
 
+std::vector<std::unique_ptr<RankGraph>> make_rank_graphs(
+    const std::vector<taskbench::TaskGraph>& graphs, int rank, int ranks) {
+  std::vector<std::unique_ptr<RankGraph>> result;
+  for (const taskbench::TaskGraph& g : graphs)
+    result.push_back(std::make_unique<RankGraph>(g, rank, ranks));
+  return result;
+}
+
 }  // namespace taskbench_mpi

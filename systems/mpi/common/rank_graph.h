@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "buffers.h"
@@ -56,5 +57,10 @@ class RankGraph {
   std::vector<MPI_Request> receive_requests_, send_requests_;
   int receives_posted_ = 0, sends_posted_ = 0;
 };
+
+// One RankGraph per graph of the run (-and), in order. Destroy them before MPI finalizes
+// (each holds a communicator): declare the vector after the Session.
+std::vector<std::unique_ptr<RankGraph>> make_rank_graphs(
+    const std::vector<taskbench::TaskGraph>& graphs, int rank, int ranks);
 
 }  // namespace taskbench_mpi
