@@ -27,16 +27,30 @@
 
 namespace {
 
-void pin(int cpu) {
+// The first two CPUs this process may run on (taskset and mpirun bindings respected).
+std::vector<int> two_cpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+std::vector<int> cpus;
+
+void pin(int thread) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  CPU_SET(cpus[thread], &set);
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
+    std::fprintf(stderr, "bench_exchange_floor: cannot pin a thread to CPU %d\n", cpus[thread]);
+    std::exit(1);
+  }
 }
 
 void relax() { __builtin_ia32_pause(); }
 
-// Runs body(thread) on two threads pinned to CPUs 0 and 1; returns ns per row of thread 0.
+// Runs body(thread) on two threads pinned to the two CPUs; returns ns per row of thread 0.
 template <class Body>
 double timed_pair(long rows, Body body) {
   std::atomic<int> ready{0};
@@ -125,7 +139,8 @@ double no_runtime_row(long rows) {
 int main(int argc, char** argv) {
   const long rows = argc > 1 ? std::atol(argv[1]) : 200000;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-  if (rows < 2 || reps < 1 || std::thread::hardware_concurrency() < 2) {
+  cpus = two_cpus();
+  if (rows < 2 || reps < 1 || cpus.size() < 2) {
     std::fprintf(stderr, "usage: bench_exchange_floor [rows >= 2 [reps >= 1]] (needs 2 CPUs)\n");
     return 2;
   }
@@ -135,7 +150,7 @@ int main(int argc, char** argv) {
     best[1] = std::min(best[1], exchange(rows));
     best[2] = std::min(best[2], no_runtime_row(rows));
   }
-  std::printf("# best of %d x %ld rows, threads pinned to CPUs 0 and 1\n", reps, rows);
+  std::printf("# best of %d x %ld rows, threads pinned to CPUs %d and %d\n", reps, rows, cpus[0], cpus[1]);
   std::printf("one-way cache line      %7.1f ns\n", best[0]);
   std::printf("exchange per row        %7.1f ns  (flag + 16 bytes in one line, both ways)\n", best[1]);
   std::printf("no-runtime row          %7.1f ns  (execute_point, stencil_1d, width 2, empty)\n", best[2]);

@@ -87,15 +87,11 @@ void Graph::finalize() {
     node.pending.store(node.npreds, std::memory_order_relaxed);
     if (!homed(k) && node.npreds == 0) roots_.push_back(&node);
   }
-  std::vector<std::uint32_t> first(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    first[k] = std::uint32_t(succ_.size());
+  for (std::size_t k = 0; k < n; ++k) {  // reserved above: succ_ never reallocates
+    nodes_[k].succ = succ_.data() + succ_.size();
     for (std::uint32_t a = begin[k]; a < begin[k + 1]; ++a)
       if (!homed(adj[a])) succ_.push_back(&nodes_[adj[a]]);
-  }
-  for (std::size_t k = 0; k < n; ++k) {  // succ_ no longer grows: pointers are stable
-    nodes_[k].succ = succ_.data() + first[k];
-    nodes_[k].nsucc = std::uint32_t((k + 1 < n ? first[k + 1] : succ_.size()) - first[k]);
+    nodes_[k].nsucc = std::uint32_t(succ_.data() + succ_.size() - nodes_[k].succ);
   }
 
   // Home lists, each in topological order, with the predecessors to poll: those of other
