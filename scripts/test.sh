@@ -2,28 +2,68 @@
 # The test command (README, .ci/run): installs what is missing, builds the release, ASan+UBSan
 # and ThreadSanitizer configurations (TSan: the native runtime alone, and the native systems
 # over the core; OpenMP and MPI runtimes are not instrumented, so they stay out of it), runs the
-# unit tests (ctest) and the end-to-end and harness tests (pytest).
-set -euo pipefail
+# unit tests (ctest) and the end-to-end and harness tests (pytest), then the BLAS tests again
+# under every OpenBLAS core type this CPU can run.
+#
+# Every stage runs even when an earlier one failed, so one failure never hides another; the
+# script ends with one line per failed stage and exits non-zero if there was any.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
 
-scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
-scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKBENCH_SANITIZE=address,undefined
-scripts/build.sh -S runtime build-tsan -DTBRT_SANITIZE=thread -DTBRT_BUILD_BENCH=OFF
-scripts/build.sh build-tsan-native -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTASKBENCH_SANITIZE=thread \
-  -DTASKBENCH_WITH_OPENMPI=OFF -DTASKBENCH_WITH_MPICH=OFF -DTASKBENCH_WITH_MPI_OPENMP=OFF \
-  -DTASKBENCH_WITH_OPENMP_FOR=OFF -DTASKBENCH_WITH_OPENMP_TASK=OFF -DTASKBENCH_WITH_OPENMP_LLVM=OFF
+failed=()
+stage() {
+  local name=$1
+  shift
+  echo "== $name"
+  if ! "$@"; then
+    failed+=("$name")
+    echo "!! failed: $name"
+  fi
+}
 
-echo "== unit tests (release)"
-ctest --test-dir build --output-on-failure -j "$(nproc)"
-echo "== unit tests (ASan+UBSan)"
-ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
-echo "== native runtime tests (ThreadSanitizer)"
-ctest --test-dir build-tsan --output-on-failure -j "$(nproc)"
-echo "== end-to-end tests (ASan+UBSan systems)"
-TASKBENCH_BUILD_DIR=build-asan .venv/bin/python -m pytest tests/e2e/test_systems.py -q
-echo "== end-to-end tests of the native systems (ThreadSanitizer)"
-TASKBENCH_BUILD_DIR=build-tsan-native .venv/bin/python -m pytest tests/e2e/test_native.py \
-  tests/e2e/test_systems.py -q -k native
-echo "== end-to-end and harness tests (release)"
-.venv/bin/python -m pytest tests -q
+# Nothing can be built or run without the packages.
+scripts/install-deps.sh || { echo "FAILED stage: install dependencies"; exit 1; }
+
+stage "build (release)" scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
+stage "build (ASan+UBSan)" scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTASKBENCH_SANITIZE=address,undefined
+stage "build (native runtime, TSan)" scripts/build.sh -S runtime build-tsan -DTBRT_SANITIZE=thread \
+  -DTBRT_BUILD_BENCH=OFF
+stage "build (native systems, TSan)" scripts/build.sh build-tsan-native -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTASKBENCH_SANITIZE=thread -DTASKBENCH_WITH_OPENMPI=OFF -DTASKBENCH_WITH_MPICH=OFF \
+  -DTASKBENCH_WITH_MPI_OPENMP=OFF -DTASKBENCH_WITH_OPENMP_FOR=OFF -DTASKBENCH_WITH_OPENMP_TASK=OFF \
+  -DTASKBENCH_WITH_OPENMP_LLVM=OFF
+
+jobs=$(nproc)
+stage "unit tests (release)" ctest --test-dir build --output-on-failure -j "$jobs"
+stage "unit tests (ASan+UBSan)" ctest --test-dir build-asan --output-on-failure -j "$jobs"
+stage "native runtime tests (TSan)" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
+stage "core unit tests (TSan)" ctest --test-dir build-tsan-native --output-on-failure -j "$jobs" -R '^(Dgemm|Kernels)'
+stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan \
+  .venv/bin/python -m pytest tests/e2e/test_systems.py -q
+stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
+  .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
+stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q
+
+# OpenBLAS picks its kernels from the CPU (or OPENBLAS_CORETYPE), so the machine CI lands on
+# decides which dgemm code runs: run every kernel this CPU can execute, and check that the one
+# asked for is the one that ran (OpenBLAS silently falls back for a name it does not know).
+blas_under() {
+  local core=$1
+  local out
+  out=$(OPENBLAS_CORETYPE=$core build/tests/core_tests --gtest_filter='Dgemm*') || { echo "$out"; return 1; }
+  grep -q "^BLAS: .* $core " <<<"$out" || { echo "OPENBLAS_CORETYPE=$core did not select $core:"; echo "$out"; return 1; }
+  OPENBLAS_CORETYPE=$core build-tsan-native/tests/core_tests --gtest_filter='Dgemm*' --gtest_brief=1 &&
+    OPENBLAS_CORETYPE=$core TASKBENCH_BUILD_DIR=build-tsan-native .venv/bin/python -m pytest \
+      tests/e2e/test_systems.py -q -k "native and dgemm" &&
+    OPENBLAS_CORETYPE=$core .venv/bin/python -m pytest tests/e2e -q -k dgemm
+}
+for core in $(scripts/blas-coretypes.sh); do
+  stage "BLAS tests under OPENBLAS_CORETYPE=$core (release, TSan)" blas_under "$core"
+done
+
+if ((${#failed[@]})); then
+  for name in "${failed[@]}"; do echo "FAILED stage: $name"; done
+  exit 1
+fi
+echo "all stages passed"
