@@ -68,7 +68,8 @@ TEST(DgemmConcurrency, EveryConcurrentResultEqualsTheOneComputedAlone) {
       }
     });
   for (std::thread& t : threads) t.join();
-  for (int th = 0; th < kThreads; ++th) EXPECT_EQ(mismatches[th], 0) << "thread " << th;
+  for (int th = 0; th < kThreads; ++th)
+    EXPECT_EQ(mismatches[th], 0) << "concurrent products differ from the ones computed alone, thread " << th;
 }
 
 // The product computed alone is the product: checked against a plain triple loop.
