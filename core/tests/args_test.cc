@@ -180,4 +180,23 @@ TEST(Args, ReportPathsMustBeWritable) {
   EXPECT_EQ(parse({"-json", "new-report.json", "-trace", "/tmp/t.json"}).json_path, "new-report.json");
 }
 
+// Bug found by the flag fuzz test on the systems: -worker 100000 crashed openmp_for (SIGSEGV)
+// and openmp_task_llvm (SIGABRT) in thread creation, and -worker 4294967297 became 1 thread.
+// A system flag now has a maximum, checked by the parser.
+TEST(Args, SystemFlagsHaveAMaximum) {
+  const std::vector<taskbench::SystemFlag> flags = {
+      {"-worker", "N", "threads", 1, taskbench::kMaxWorkerThreads}, {"-level", "N", "any", 0}};
+  EXPECT_EQ(parse({"-worker", "4096"}, flags).system_values.at("-worker"), 4096);
+  for (const char* v : {"4097", "100000", "4294967297"}) {
+    try {
+      parse({"-worker", v}, flags);
+      ADD_FAILURE() << "accepted -worker " << v;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("-worker: invalid value '") + v + "'; expected an integer from 1 to 4096");
+    }
+  }
+  EXPECT_EQ(parse({"-level", "1152921504606846976"}, flags).system_values.at("-level"), 1L << 60);
+}
+
 }  // namespace
