@@ -1,5 +1,6 @@
 #include "flag_lines.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -108,6 +109,35 @@ std::string double_value(Random& r, double max) {
   return r.pick(kOddValues);
 }
 
+// A whole graph whose flags fit together (so that lines with many flags still get accepted):
+// a pattern with a radix and period it uses, and a kernel with the scratch it needs.
+void add_coherent_graph(Random& r, FlagLine& line, long graph) {
+  auto add = [&](const char* flag, long v) {
+    line.args.push_back(flag);
+    line.args.push_back(text(v));
+    line.expected.push_back({graph, flag, v});
+  };
+  const std::vector<long> widths = {1, 2, 3, 5, 8, 16, 17, 40, 100, 1000};
+  const long width = r.pick(widths);
+  line.args.push_back("-type");
+  line.args.push_back(r.pick(kPatterns));
+  add("-width", width);
+  add("-steps", 1 + static_cast<long>(r.below(12)));
+  add("-radix", static_cast<long>(r.below(static_cast<uint64_t>(std::min(width, 40L)) + 1)));
+  add("-period", 1 + static_cast<long>(r.below(5)));
+  const std::vector<std::string> kernels = {"empty", "busy_wait", "compute_bound", "memory_bound",
+                                            "load_imbalance", "io_bound"};
+  const std::string kernel = r.pick(kernels);
+  line.args.push_back("-kernel");
+  line.args.push_back(kernel);
+  add("-iter", static_cast<long>(r.below(50)));
+  if (kernel == "memory_bound") {
+    const long samples = 1 + static_cast<long>(r.below(4));
+    add("-sample", samples);
+    add("-scratch", 16 * samples * (1 + static_cast<long>(r.below(8))));
+  }
+}
+
 // Appends one item (a flag and its value, a switch, -and, or junk) to `line`.
 void add_item(Random& r, FlagLine& line, long& graph) {
   const uint64_t roll = r.below(100);
@@ -116,8 +146,13 @@ void add_item(Random& r, FlagLine& line, long& graph) {
     line.args.push_back(f.name);
     line.args.push_back(v);
     long parsed;
-    if (decimal_value(v, &parsed)) line.expected.push_back({owner, f.name, parsed});
+    // A value that looks like a flag ("-inf") is a missing value: rejected as well.
+    if (decimal_value(v, &parsed) && parsed >= f.min && parsed <= f.max)
+      line.expected.push_back({owner, f.name, parsed});
+    else
+      line.must_reject = true;
   };
+  if (roll < 8) return add_coherent_graph(r, line, graph);
   if (roll < 45) return add_int(r.pick(graph_int_flags()), graph);
   if (roll < 52) {
     line.args.push_back("-type");
@@ -205,16 +240,19 @@ FlagLine random_flag_line(Random& r) {
     const size_t at = r.below(line.args.size() + 1);
     line.args.insert(line.args.begin() + static_cast<long>(at), {"-and", "-and"});
     line.expected.clear();  // graph numbering shifted; only the outcome is checked
+    line.must_reject = false;
   }
   if (r.chance(0.07) && !line.args.empty()) {  // a missing value, or a lost switch
     line.args.pop_back();
     line.expected.clear();
+    line.must_reject = false;
   }
   if (r.chance(0.05)) {  // a stray token anywhere: values may now land on flags
     const size_t at = r.below(line.args.size() + 1);
     const std::string stray = r.chance(0.5) ? r.pick(kOddValues) : r.pick(kUnknownFlags);
     line.args.insert(line.args.begin() + static_cast<long>(at), stray);
     line.expected.clear();
+    line.must_reject = false;
   }
   return line;
 }

@@ -38,6 +38,9 @@ struct Expectation {
 struct FlagLine {
   std::vector<std::string> args;
   std::vector<Expectation> expected;
+  // An integer flag got a value that is not plain decimal or is outside the flag's range: the
+  // parser must reject the line. (Cleared, like `expected`, when the line is reshaped.)
+  bool must_reject = false;
 };
 
 // The system flags the fuzz test declares, as the native and MPI systems do.

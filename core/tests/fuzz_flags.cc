@@ -151,6 +151,13 @@ task_graph_t stretched(task_graph_t g, fuzz::Random& random) {
                                     (1L << 32) + static_cast<long>(random.below(m60 - (1L << 32)))};
   g.max_width = random.pick(widths);
   if (random.chance(0.5)) g.timesteps = random.chance(0.5) ? m60 : m60 - 1;
+  // Radix and period matter most at this width (spread's k * W / r): any value up to their
+  // bound, rarely the bound itself (a query then sorts 2^20 points).
+  if (random.chance(0.5)) {
+    const uint64_t roll = random.below(1000);
+    g.radix = roll < 1 ? 1L << 20 : static_cast<long>(random.below(roll < 100 ? 5000 : 40));
+  }
+  if (random.chance(0.3)) g.period = random.chance(0.1) ? 1L << 20 : 1 + static_cast<long>(random.below(100));
   return g;
 }
 
@@ -175,6 +182,7 @@ void check_line(const fuzz::FlagLine& line, fuzz::Random& random, Counts& counts
     return failure(std::string("threw something else than UsageError: ") + e.what());
   }
   ++counts.accepted;
+  if (line.must_reject) return failure("accepted, though an integer flag has a malformed or out-of-range value");
   const std::string problem = config_problem(line, c, memory);
   if (!problem.empty()) return failure(problem);
   for (const task_graph_t& g : c.graphs) {
