@@ -280,6 +280,8 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
     throw UsageError("unexpected argument '" + printable(flag) + "' (flags start with -, see -h)");
   }
   finish_graph();
+  if (!c.json_path.empty() && !c.trace_path.empty() && same_output_file(c.json_path, c.trace_path))
+    invalid("-trace", c.trace_path, "another file than -json's (the report would overwrite the trace)");
   return c;
 }
 

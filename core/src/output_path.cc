@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace taskbench {
 namespace {
@@ -36,6 +37,14 @@ std::string output_path_problem(const std::string& path) {
   if (!S_ISDIR(st.st_mode)) return "its directory is not a directory";
   if (access(dir.c_str(), W_OK | X_OK) != 0) return system_error("its directory is not writable");
   return "";
+}
+
+bool same_output_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code error_a, error_b;
+  const auto path_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, error_a), error_a);
+  const auto path_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, error_b), error_b);
+  return !error_a && !error_b && path_a == path_b;
 }
 
 }  // namespace taskbench

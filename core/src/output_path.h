@@ -13,4 +13,8 @@ namespace taskbench {
 // the report then exits with status 2 naming the flag.
 std::string output_path_problem(const std::string& path);
 
+// Whether two output paths name the same file (after resolving "." and "..", and symbolic
+// links of the parts that exist): -json and -trace there would overwrite each other.
+bool same_output_file(const std::string& a, const std::string& b);
+
 }  // namespace taskbench

@@ -180,6 +180,16 @@ TEST(Args, ReportPathsMustBeWritable) {
   EXPECT_EQ(parse({"-json", "new-report.json", "-trace", "/tmp/t.json"}).json_path, "new-report.json");
 }
 
+// Bug found by the flag fuzz test on the systems: -json and -trace naming one file left only
+// the report, written over the trace.
+TEST(Args, ReportAndTraceAreDifferentFiles) {
+  EXPECT_EQ(error_of({"-json", "r.json", "-trace", "r.json"}), "-trace: invalid value 'r.json'; expected another "
+                                                               "file than -json's (the report would overwrite the trace)");
+  EXPECT_EQ(error_of({"-trace", "./r.json", "-json", "r.json"}).rfind("-trace: invalid value './r.json'", 0), 0u);
+  EXPECT_EQ(error_of({"-trace", "/tmp/../tmp/r.json", "-json", "/tmp/r.json"}).rfind("-trace:", 0), 0u);
+  EXPECT_NO_THROW(parse({"-json", "r.json", "-trace", "t.json"}));
+}
+
 // Bug found by the flag fuzz test on the systems: -worker 100000 crashed openmp_for (SIGSEGV)
 // and openmp_task_llvm (SIGABRT) in thread creation, and -worker 4294967297 became 1 thread.
 // A system flag now has a maximum, checked by the parser.
