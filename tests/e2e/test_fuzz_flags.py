@@ -11,8 +11,8 @@ enormous graph (those are covered by core/tests/fuzz_flags.cc, and here by lines
 rejected after their huge values).
 
 MPI systems run a few lines as singletons and one with mpirun -np 2 (each launch costs ~0.3 s).
-TASKBENCH_FUZZ_SEED (default 1), TASKBENCH_FUZZ_LINES (per local system, default 24) and
-TASKBENCH_FUZZ_MPI_LINES (default 4) make longer runs; TASKBENCH_BUILD_DIR picks the build.
+TASKBENCH_FUZZ_SEED (default 1), TASKBENCH_FUZZ_LINES (per local system, default 40) and
+TASKBENCH_FUZZ_MPI_LINES (default 6) make longer runs; TASKBENCH_BUILD_DIR picks the build.
 Totals per system are printed at the end of the session."""
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from line_cost import Run, cheap, parse_accepted, row_widths
 from systems import BIN, System, built_systems, registry
 
 SEED = int(os.environ.get("TASKBENCH_FUZZ_SEED", "1"))
-LINES = int(os.environ.get("TASKBENCH_FUZZ_LINES", "24"))
-MPI_LINES = int(os.environ.get("TASKBENCH_FUZZ_MPI_LINES", "4"))
+LINES = int(os.environ.get("TASKBENCH_FUZZ_LINES", "40"))
+MPI_LINES = int(os.environ.get("TASKBENCH_FUZZ_MPI_LINES", "6"))
 TIMEOUT = 60  # seconds: a cheap line takes milliseconds, even under ASan on a loaded machine
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 SYSTEMS = registry()
@@ -50,11 +50,12 @@ class Totals:
     crashes: int = 0    # any other exit status, or a signal
     hangs: int = 0
     expensive: int = 0  # valid lines only parsed (-h), too expensive to run
+    completed: int = 0  # lines that ran their graphs to the summary (exit 0 without -h)
 
     def line(self) -> str:
         return (f"{self.lines} lines, {self.runs} runs: {self.exit0} exit 0, {self.exit2} exit 2, "
-                f"{self.crashes} crashes, {self.hangs} hangs; {self.expensive} valid lines too "
-                f"expensive to run (parsed only)")
+                f"{self.crashes} crashes, {self.hangs} hangs; {self.completed} lines ran their graphs, "
+                f"{self.expensive} valid lines too expensive to run (parsed only)")
 
 
 @dataclass
@@ -75,8 +76,11 @@ class Launcher:
         self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
     def command(self, args: list[bytes]) -> list:
+        # Absolute: the runs start in the test's directory, TASKBENCH_BUILD_DIR may be relative.
+        binary, *system_args = self.system.command([])
+        binary = str(Path(binary).resolve())
         if not self.ranks:
-            return [*self.system.command([]), *args]
+            return [binary, *system_args, *args]
         flavor = self.system.entry.get("mpi")
         if flavor == "openmpi":
             mpirun = shutil.which("mpirun.openmpi") or shutil.which("mpirun", path="/usr/lib64/openmpi/bin")
@@ -85,7 +89,7 @@ class Launcher:
             prefix = [shutil.which("mpirun.mpich") or shutil.which("mpiexec.hydra")]
         if prefix[0] is None:
             pytest.skip(f"no mpirun for {flavor}")
-        return [*prefix, "-np", str(self.ranks), str(self.system.binary), *args, b"-expect-ranks", str(self.ranks)]
+        return [*prefix, "-np", str(self.ranks), binary, *system_args, *args, b"-expect-ranks", str(self.ranks)]
 
     def __call__(self, args: list[bytes]) -> Result:
         # A session of its own, so that a hang is killed with all its children (mpirun's ranks).
@@ -206,7 +210,10 @@ class Fuzzer:
         if not why and r.code == 0 and not run.help:
             why = check_reports(r, run, self.launch.directory)
         self.record(r, why)
-        return "ran ok" if r.code == 0 and not run.help else "ran"
+        if r.code == 0 and not run.help:
+            self.totals.completed += 1
+            return "ran ok"
+        return "ran"
 
     def lines(self, maker: LineMaker, count: int) -> list[list[bytes]]:
         """Draws lines until `count` of them ran or were rejected (expensive ones are redrawn);
@@ -271,3 +278,33 @@ def test_random_flag_lines(system, tmp_path):
         two_ranks.run(line, run)
         fuzzer.failures += two_ranks.failures
     assert not fuzzer.failures, f"{system.name}: {len(fuzzer.failures)} failures:\n" + "\n".join(fuzzer.failures[:10])
+
+
+# Lines the core must reject before allocating or computing anything: graphs beyond this
+# machine's memory (issue 9's example), totals beyond 64 bits, files that cannot be written.
+# Two graphs that each take 60% of this machine's memory (256 bytes per point: two outputs of
+# one 128-byte stride) fit alone, not together.
+HALF_MEMORY_WIDTH = str(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 6 // 10 // 256).encode()
+UP_FRONT = {
+    "outputs_beyond_memory": ([b"-width", b"1000000000000", b"-output", b"4294967296"], b"-width: "),
+    "scratch_beyond_memory": ([b"-width", b"1000", b"-scratch", b"1099511627776"], b"-scratch: "),
+    "second_graph_beyond_memory": ([b"-width", HALF_MEMORY_WIDTH, b"-and", b"-width", HALF_MEMORY_WIDTH], b"-width: "),
+    "tasks_beyond_64_bits": ([b"-steps", b"1152921504606846976", b"-width", b"1152921504606846976"], b"-width: "),
+    "flops_beyond_64_bits": ([b"-kernel", b"compute_bound", b"-iter", b"1152921504606846976"], b"-iter: "),
+    "report_in_missing_directory": ([b"-json", b"missing/r.json"], b"-json: "),
+    "report_is_a_directory": ([b"-json", b"."], b"-json: "),
+    "trace_without_name": ([b"-trace", b""], b"-trace: "),
+    "too_many_threads": ([b"-worker", b"100000"], b"-worker: "),
+}
+
+
+@pytest.mark.parametrize("case", UP_FRONT)
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
+def test_rejected_up_front(system, case, tmp_path):
+    require_built(system)
+    args, start = UP_FRONT[case]
+    if case == "too_many_threads" and "-worker" not in system_flags(Launcher(system, tmp_path)):
+        pytest.skip(f"{system.name} has no -worker")
+    r = Launcher(system, tmp_path)(args)
+    assert r.code == 2 and problem(r, False) is None, (r.code, r.stdout[-300:], r.stderr[-600:])
+    assert r.stderr.split(b": ", 1)[1].startswith(start), r.stderr  # after the "taskbench: " prefix
