@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
                            "1: each worker runs its own block of columns, polling predecessors; "
                            "0: every task through the queues, stolen when idle (default: " +
                                std::to_string(NATIVE_HOME_DEFAULT) + ")",
-                           0, 1});
+                           0});
   taskbench::App app(argc, argv, options);
   tbrt::Runtime rt(native::runtime_options(app, tbrt::QueueMode::NATIVE_QUEUE));
   app.set_parallelism(1, rt.num_workers());
