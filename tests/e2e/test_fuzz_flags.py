@@ -295,6 +295,7 @@ UP_FRONT = {
     "report_is_a_directory": ([b"-json", b"."], b"-json: "),
     "trace_without_name": ([b"-trace", b""], b"-trace: "),
     "too_many_threads": ([b"-worker", b"100000"], b"-worker: "),
+    "native_home_beyond_1": ([b"-home", b"2"], b"-home: "),  # once printed the configuration first
 }
 
 
@@ -303,8 +304,9 @@ UP_FRONT = {
 def test_rejected_up_front(system, case, tmp_path):
     require_built(system)
     args, start = UP_FRONT[case]
-    if case == "too_many_threads" and "-worker" not in system_flags(Launcher(system, tmp_path)):
-        pytest.skip(f"{system.name} has no -worker")
+    flag = args[0].decode()
+    if flag in ("-worker", "-home") and flag not in system_flags(Launcher(system, tmp_path)):
+        pytest.skip(f"{system.name} has no {flag}")
     r = Launcher(system, tmp_path)(args)
     assert r.code == 2 and problem(r, False) is None, (r.code, r.stdout[-300:], r.stderr[-600:])
     assert r.stderr.split(b": ", 1)[1].startswith(start), r.stderr  # after the "taskbench: " prefix
