@@ -2,10 +2,12 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 
 #include "kernels/kernels.h"
+#include "output_path.h"
 #include "taskbench/task_graph.h"
 
 namespace taskbench {
@@ -30,29 +32,65 @@ std::string kernel_list() {
   return s;
 }
 
+// An argument as a message shows it: bytes outside printable ASCII (a newline, a byte that is
+// not UTF-8) as \xNN, so that the message stays one line of text; a very long one shortened.
+std::string printable(const std::string& s) {
+  constexpr size_t kShown = 200;
+  std::string out;
+  for (size_t k = 0; k < s.size() && k < kShown; ++k) {
+    const unsigned char c = static_cast<unsigned char>(s[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  if (s.size() > kShown) out += "...";
+  return out;
+}
+
 [[noreturn]] void invalid(const std::string& flag, const std::string& value,
                           const std::string& allowed) {
-  throw UsageError(flag + ": invalid value '" + value + "'; expected " + allowed);
+  throw UsageError(flag + ": invalid value '" + printable(value) + "'; expected " + allowed);
+}
+
+// Integers are written in decimal with an optional sign: strtol alone would also skip leading
+// white space and accept "" or "12abc" up to where it stops.
+bool is_decimal_integer(const std::string& v) {
+  size_t k = !v.empty() && (v[0] == '+' || v[0] == '-') ? 1 : 0;
+  if (k == v.size()) return false;
+  for (; k < v.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(v[k]))) return false;
+  return true;
 }
 
 long parse_long(const std::string& flag, const std::string& v, long min, long max,
                 const std::string& allowed) {
+  if (!is_decimal_integer(v)) invalid(flag, v, allowed);
   errno = 0;
-  char* end = nullptr;
-  long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE || x < min || x > max)
-    invalid(flag, v, allowed);
+  const long x = std::strtol(v.c_str(), nullptr, 10);
+  if (errno == ERANGE || x < min || x > max) invalid(flag, v, allowed);
   return x;
 }
 
+// Decimal numbers only: strtod would also take white space, hexadecimal ("0x1p-2"), "inf" and
+// "nan". A value too small to represent becomes 0 or a subnormal, as strtod rounds it.
 double parse_double(const std::string& flag, const std::string& v, double min, double max,
                     const std::string& allowed) {
-  errno = 0;
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(x) || x < min || x > max)
+  if (v.empty() || v.find_first_not_of("0123456789+-.eE") != std::string::npos)
     invalid(flag, v, allowed);
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(x) || x < min || x > max) invalid(flag, v, allowed);
   return x;
+}
+
+std::string output_path(const std::string& flag, const std::string& path) {
+  const std::string problem = output_path_problem(path);
+  if (!problem.empty()) invalid(flag, path, "a file name that can be written, but " + problem);
+  return path;
 }
 
 // A value that looks like a flag ("-steps") is never taken as the previous flag's value;
@@ -93,11 +131,11 @@ const std::vector<GraphFlag>& graph_flags() {
   static const std::vector<GraphFlag> flags = {
       {"-steps", "N", "timesteps (default 4)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
-         g.timesteps = parse_long(f, v, 1, kMax, "an integer >= 1");
+         g.timesteps = parse_long(f, v, 1, kMax, "an integer from 1 to 2^60");
        }},
       {"-width", "N", "points per timestep (default: 4, or the cores for some systems)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
-         g.max_width = parse_long(f, v, 1, kMax, "an integer >= 1");
+         g.max_width = parse_long(f, v, 1, kMax, "an integer from 1 to 2^60");
        }},
       {"-type", "PATTERN", "dependence pattern (default trivial)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
@@ -125,7 +163,7 @@ const std::vector<GraphFlag>& graph_flags() {
        }},
       {"-iter", "N", "kernel iterations (default 0)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
-         g.kernel.iterations = parse_long(f, v, 0, kMax, "an integer >= 0");
+         g.kernel.iterations = parse_long(f, v, 0, kMax, "an integer from 0 to 2^60");
        }},
       {"-output", "N", "bytes of output per task (default 16)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
@@ -146,11 +184,11 @@ const std::vector<GraphFlag>& graph_flags() {
        }},
       {"-field", "N", "output fields per point for systems that rotate buffers (default 2)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
-         g.nb_fields = static_cast<int>(parse_long(f, v, 1, 1 << 20, "an integer >= 1"));
+         g.nb_fields = static_cast<int>(parse_long(f, v, 1, 1 << 20, "an integer from 1 to 1048576"));
        }},
       {"-seed", "N", "seed of the random patterns and load_imbalance (default 0)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
-         g.seed = static_cast<unsigned long>(parse_long(f, v, 0, kMax, "an integer >= 0"));
+         g.seed = static_cast<unsigned long>(parse_long(f, v, 0, kMax, "an integer from 0 to 2^60"));
        }},
   };
   return flags;
@@ -183,11 +221,13 @@ void check_graph(const task_graph_t& g) {
 }  // namespace
 
 Config parse_args(const std::vector<std::string>& args, const std::vector<SystemFlag>& system_flags,
-                  long default_width) {
+                  long default_width, unsigned long long memory_bytes) {
   Config c;
+  GraphUsage used;
   task_graph_t g = default_graph(0, default_width);
   auto finish_graph = [&] {
     check_graph(g);
+    check_graph_limits(g, memory_bytes, used);
     c.graphs.push_back(g);
     g = default_graph(static_cast<long>(c.graphs.size()), default_width);
   };
@@ -210,11 +250,12 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
     if (flag == "-vv") { c.verbosity = 2; continue; }
     if (flag == "-skip-graph-validation") { c.skip_graph_validation = true; continue; }
     if (flag == "-nodes") {
-      c.nodes = parse_long(flag, value("an integer >= 1"), 1, 1L << 30, "an integer >= 1");
+      const std::string allowed = "an integer from 1 to 2^30";
+      c.nodes = parse_long(flag, value(allowed), 1, 1L << 30, allowed);
       continue;
     }
     if (flag == "-json" || flag == "-trace") {
-      (flag == "-json" ? c.json_path : c.trace_path) = value("a file name");
+      (flag == "-json" ? c.json_path : c.trace_path) = output_path(flag, value("a file name"));
       continue;
     }
     bool matched = false;
@@ -226,17 +267,21 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
     }
     for (const SystemFlag& sf : system_flags) {
       if (matched || flag != sf.name) continue;
-      const std::string allowed = "an integer >= " + std::to_string(sf.min_value);
-      c.system_values[flag] =
-          sf.value_name.empty() ? 1 : parse_long(flag, value(allowed), sf.min_value, 1L << 60, allowed);
+      const std::string allowed = "an integer from " + std::to_string(sf.min_value) + " to " +
+                                  (sf.max_value == 1L << 60 ? "2^60" : std::to_string(sf.max_value));
+      c.system_values[flag] = sf.value_name.empty()
+                                  ? 1
+                                  : parse_long(flag, value(allowed), sf.min_value, sf.max_value, allowed);
       matched = true;
     }
     if (matched) continue;
     if (!flag.empty() && flag[0] == '-')
-      throw UsageError("unknown flag '" + flag + "' (-h lists the flags)");
-    throw UsageError("unexpected argument '" + flag + "' (flags start with -, see -h)");
+      throw UsageError("unknown flag '" + printable(flag) + "' (-h lists the flags)");
+    throw UsageError("unexpected argument '" + printable(flag) + "' (flags start with -, see -h)");
   }
   finish_graph();
+  if (!c.json_path.empty() && !c.trace_path.empty() && same_output_file(c.json_path, c.trace_path))
+    invalid("-trace", c.trace_path, "another file than -json's (the report would overwrite the trace)");
   return c;
 }
 

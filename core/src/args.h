@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_limits.h"
 #include "taskbench/app.h"
 
 namespace taskbench {
@@ -29,8 +30,9 @@ class UsageError : public std::runtime_error {
 
 constexpr int kUsageExitCode = 2;
 
+// memory_bytes: what the graphs' buffers may need in all (graph_limits.h).
 Config parse_args(const std::vector<std::string>& args, const std::vector<SystemFlag>& system_flags,
-                  long default_width);
+                  long default_width, unsigned long long memory_bytes = physical_memory_bytes());
 std::string usage_text(const std::string& program, const std::vector<SystemFlag>& system_flags);
 
 }  // namespace taskbench

@@ -22,13 +22,17 @@ long points_to_intervals(interval_t* out, long n) {
   return m;
 }
 
+// floor(k * W / r) for 0 <= k < r, without forming k * W: with W up to 2^60 and r up to 2^20
+// that product overflows a long. W = q*r + m gives k*W/r = k*q + k*m/r exactly, and k*m < r^2.
+static long spread_step(long k, long w, long r) { return k * (w / r) + k * (w % r) / r; }
+
 // Point k of the spread set of i: (i + k*W/r + (k > 0 ? dset : 0)) mod W, with k*W/r rounded
 // down as a whole (not k * (W/r)), so the r points spread evenly when r does not divide W.
 long spread_dependencies(const Graph& g, long dset, long i, interval_t* out, bool thin) {
   const long w = g.max_width;
   long n = 0;
   for (long k = 0; k < g.radix; ++k) {
-    long j = floor_mod(i + (k * w) / g.radix + (k > 0 ? dset : 0), w);
+    long j = floor_mod(i + spread_step(k, w, g.radix) + (k > 0 ? dset : 0), w);
     if (!thin || kept(g, dset, j, i)) out[n++].start = j;
   }
   return points_to_intervals(out, n);
@@ -38,7 +42,7 @@ long spread_reverse(const Graph& g, long dset, long j, interval_t* out, bool thi
   const long w = g.max_width;
   long n = 0;
   for (long k = 0; k < g.radix; ++k) {
-    long i = floor_mod(j - (k * w) / g.radix - (k > 0 ? dset : 0), w);
+    long i = floor_mod(j - spread_step(k, w, g.radix) - (k > 0 ? dset : 0), w);
     if (!thin || kept(g, dset, j, i)) out[n++].start = i;
   }
   return points_to_intervals(out, n);

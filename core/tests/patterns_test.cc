@@ -2,6 +2,7 @@
 // widths 1..17, steps 1..9, radix 0..9, period 1..4 and fraction 0, 0.5, 1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,36 @@ TEST(Patterns, RandomPatternsDependOnFractionAndSeed) {
   EXPECT_GT(kept_half, 64 * 3);  // about 64 + 0.5 * 8 * 64 minus the edges
   EXPECT_LT(kept_half, 64 * 7);
   EXPECT_GT(differs, 10);
+}
+
+// Bug found by the fuzz test (fuzz_flags): spread formed k * W before dividing by r, which
+// overflows a long for W near 2^60 (undefined behaviour; wrong points in practice).
+TEST(Patterns, SpreadIsExactAtTheLargestWidth) {
+  for (dependence_type_t p : {SPREAD, RANDOM_SPREAD}) {
+    const long w = (1L << 60) - 1, r = 1000, dset = 2;
+    task_graph_t g = make(p, w, 3, r, 3, 1.0);
+    TaskGraph graph(g);
+    std::vector<Interval> deps(graph.max_intervals()), back(graph.max_intervals());
+    for (long i : {0L, 1L, w / 2, w - 1}) {
+      std::vector<long> want;
+      for (long k = 0; k < r; ++k) {
+        const __int128 step = static_cast<__int128>(k) * w / r;
+        want.push_back(static_cast<long>((i + step + (k > 0 ? dset : 0)) % w));
+      }
+      std::sort(want.begin(), want.end());
+      std::vector<long> got;
+      const long n = graph.dependencies(dset, i, deps.data());
+      for (long k = 0; k < n; ++k)
+        for (long j = deps[k].start; j <= deps[k].end; ++j) got.push_back(j);
+      EXPECT_EQ(got, want) << taskbench::pattern_name(p) << " i=" << i;
+      for (long j : want) {  // and i is among the successors of each of them
+        const long m = graph.reverse_dependencies(dset, j, back.data());
+        bool found = false;
+        for (long k = 0; k < m; ++k) found = found || (back[k].start <= i && i <= back[k].end);
+        EXPECT_TRUE(found) << taskbench::pattern_name(p) << " i=" << i << " j=" << j;
+      }
+    }
+  }
 }
 
 }  // namespace

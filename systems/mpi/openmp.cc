@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       {taskbench_mpi::expect_ranks_flag(),
        {"-worker", "N",
         "OpenMP threads per rank (default: OMP_NUM_THREADS, else the cores the rank is bound to)",
-        1}}};
+        1, taskbench::kMaxWorkerThreads}}};
   taskbench::App app(argc, argv, options);
   // Not omp_get_max_threads() by default: that counts every core of the machine even when
   // mpirun has bound this rank to one, and all ranks would then oversubscribe the node.

@@ -8,7 +8,8 @@ namespace native {
 
 taskbench::AppOptions app_options(const char* system_name) {
   return {system_name,
-          {{"-worker", "N", "worker threads, the calling thread included (default: cores)", 1},
+          {{"-worker", "N", "worker threads, the calling thread included (default: cores)", 1,
+            taskbench::kMaxWorkerThreads},
            {"-breakdown", "", "report work, overhead, idle and discovery time per thread", 0}},
           /*width_defaults_to_cores=*/true};
 }

@@ -31,17 +31,18 @@ int main(int argc, char** argv) {
                                std::to_string(NATIVE_HOME_DEFAULT) + ")",
                            0});
   taskbench::App app(argc, argv, options);
+  // Before anything is printed or started: a flag error is one line on stderr and no output.
+  const long home = app.flag("-home", NATIVE_HOME_DEFAULT);
+  if (home > 1) {
+    std::fprintf(stderr, "taskbench: -home: invalid value '%ld'; expected 0 or 1\n", home);
+    return 2;
+  }
   tbrt::Runtime rt(native::runtime_options(app, tbrt::QueueMode::NATIVE_QUEUE));
   app.set_parallelism(1, rt.num_workers());
   app.display();
 
   std::vector<std::unique_ptr<native::GraphRun>> runs;
   std::vector<native::BlockSchedule> schedules;
-  const long home = app.flag("-home", NATIVE_HOME_DEFAULT);
-  if (home > 1) {
-    std::fprintf(stderr, "taskbench: -home: invalid value '%ld'; expected 0 or 1\n", home);
-    return 2;
-  }
   for (const taskbench::TaskGraph& g : app.graphs()) {
     runs.push_back(std::make_unique<native::GraphRun>(g));
     schedules.emplace_back(*runs.back(), app.flag("-block", native::choose_block_rows(g)),

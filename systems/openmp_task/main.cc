@@ -64,7 +64,7 @@ void spawn_window(const std::vector<taskbench::PointBuffers>& buffers, long step
 }  // namespace
 
 int main(int argc, char** argv) {
-  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1}}, true};
+  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1, taskbench::kMaxWorkerThreads}}, true};
   taskbench::App app(argc, argv, options);
   if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
   app.set_parallelism(1, omp_get_max_threads());

@@ -80,7 +80,7 @@ def test_fault_switch_fails_validation(system, pattern):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["-steps", "0"], "-steps: invalid value '0'; expected an integer >= 1"),
+    (["-steps", "0"], "-steps: invalid value '0'; expected an integer from 1 to 2^60"),
     (["-type", "stencil"], "-type: invalid value 'stencil'; expected one of trivial"),
     (["-iters", "10"], "unknown flag '-iters'"),
     (["-kernel"], "-kernel: missing value"),

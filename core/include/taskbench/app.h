@@ -21,13 +21,20 @@
 namespace taskbench {
 
 // A flag a system declares, e.g. {"-worker", "N", "worker threads (default: cores)", 1}.
-// An empty value_name makes it a switch.
+// An empty value_name makes it a switch. Values outside min_value..max_value are rejected
+// while parsing, like every other flag's.
 struct SystemFlag {
   std::string name;
   std::string value_name;
   std::string help;
   long min_value = 0;
+  long max_value = 1L << 60;
 };
+
+// The most threads a -worker flag should allow: far more than any machine has cores, and
+// beyond it thread creation fails (libgomp and libomp then crash or abort instead of failing
+// with a message).
+constexpr long kMaxWorkerThreads = 4096;
 
 struct AppOptions {
   std::string system = "unknown";
