@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "args.h"
+#include "fault.h"
 #include "graph_check.h"
 #include "kernels/kernels.h"
 #include "report.h"
@@ -24,21 +26,24 @@ namespace {
   std::exit(kUsageExitCode);
 }
 
-// TASKBENCH_FAULT=corrupt:GRAPH,T,I corrupts that task's output after it is produced, so tests
-// can prove that validation fires through each system's own data path.
+// TASKBENCH_FAULT (fault.h) makes one task misbehave on purpose: corrupt its output, hang or
+// kill its process, so tests can prove that each system's own data path and the harness notice.
 void install_fault_from_environment() {
   const char* spec = std::getenv("TASKBENCH_FAULT");
-  run_switches.fault_active = false;
-  if (spec == nullptr || *spec == '\0') return;
-  long g, t, i;
-  char tail;
-  if (std::sscanf(spec, "corrupt:%ld,%ld,%ld%c", &g, &t, &i, &tail) != 3 || g < 0 || t < 0 || i < 0)
-    usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec +
-                  "'; expected corrupt:GRAPH,T,I (non-negative integers)");
-  run_switches.fault_active = true;
-  run_switches.fault_graph = g;
-  run_switches.fault_t = t;
-  run_switches.fault_i = i;
+  if (!parse_fault(spec, &run_switches.fault))
+    usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec + "'; expected " +
+                  kFaultForms + " (non-negative integers)");
+}
+
+// TASKBENCH_RANK_PIDS=DIR (set by the harness for MPI launches): each rank leaves an empty
+// DIR/rank-R.pid-P, so that a launcher that reports only the PID of a dead rank (MPICH's Hydra)
+// can be traced back to the rank. Best effort: a diagnosis aid, never a reason to fail.
+void record_rank_pid(int rank) {
+  const char* dir = std::getenv("TASKBENCH_RANK_PIDS");
+  if (dir == nullptr || *dir == '\0') return;
+  const std::string path = std::string(dir) + "/rank-" + std::to_string(rank) + ".pid-" +
+                           std::to_string(static_cast<long>(getpid()));
+  if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
 }
 
 void print_task_list(const TaskGraph& g) {
@@ -124,7 +129,10 @@ void App::set_parallelism(long ranks, long threads_per_rank) {
   impl_->threads_per_rank = std::max(1L, threads_per_rank);
 }
 
-void App::set_rank(int rank) { impl_->rank = rank; }
+void App::set_rank(int rank) {
+  impl_->rank = rank;
+  record_rank_pid(rank);
+}
 
 void App::add_report_json(const std::string& key, const std::string& json_value) {
   impl_->system_report.emplace_back(key, json_value);
