@@ -61,3 +61,62 @@ def test_reason_is_the_headline_of_a_launcher_banner():
     text = "-----\nmpiexec has detected an attempt to run as root.\n\nRunning as root is bad.\n-----\n"
     assert _last_line(text) == "mpiexec has detected an attempt to run as root."
     assert _last_line("noise\ntaskbench: validation failed: graph 0\n") == "taskbench: validation failed: graph 0"
+
+
+# ---- MPI launches: which rank died, and how (taskbench.launch.diagnosis) ----
+
+OPEN_MPI_KILL = """--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
+--------------------------------------------------------------------------
+"""
+HYDRA_SEGV = """
+===================================================================================
+=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
+=   PID 27567 RUNNING AT vm
+=   EXIT CODE: 9
+=   CLEANING UP REMAINING PROCESSES
+=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES
+===================================================================================
+YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)
+This typically refers to a problem with your application.
+"""
+
+
+def test_open_mpi_names_the_rank_and_the_signal():
+    from taskbench.runner import _classify
+    assert _classify(137, OPEN_MPI_KILL) == ("crashed", "rank 1 killed by SIGKILL (on vm)")
+
+
+def test_hydra_names_a_pid_which_the_rank_files_turn_into_a_rank(tmp_path):
+    from taskbench.launch.diagnosis import read_rank_pids
+    from taskbench.runner import _classify
+    (tmp_path / "rank-0.pid-27566").touch()
+    (tmp_path / "rank-1.pid-27567").touch()
+    (tmp_path / "unrelated").touch()
+    assert read_rank_pids(tmp_path) == {27566: 0, 27567: 1}
+    # Hydra's "EXIT CODE: 9" is not the signal; its exit string is.
+    assert _classify(11, HYDRA_SEGV, "", read_rank_pids(tmp_path)) == (
+        "crashed", "rank 1 killed by SIGSEGV (pid 27567 on vm)")
+    assert _classify(11, HYDRA_SEGV) == ("crashed", "a rank killed by SIGSEGV (pid 27567 on vm)")
+
+
+def test_slurm_names_the_task():
+    from taskbench.launch.diagnosis import rank_death
+    death = rank_death("srun: error: node7: task 3: Killed\nsrun: Terminating job step 12.0\n")
+    assert death.describe() == "rank 3 killed by SIGKILL (on node7)"
+    assert rank_death("srun: error: node7: tasks 0-1: Exited with exit code 3\n") is None
+
+
+def test_the_systems_own_message_beats_the_launchers_banner():
+    """A validation failure through mpirun: the reason is the rank's line, not mpirun's banner."""
+    from taskbench.runner import _classify
+    text = ("taskbench: validation failed: graph 0, task (t=2, i=2): input 0: expected the output "
+            "of (t=1, i=1), found (t=91, i=1)\n" + OPEN_MPI_KILL.replace(
+                "mpirun.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).",
+                "mpirun.openmpi detected that one or more processes exited with non-zero status"))
+    status, reason = _classify(3, text)
+    assert status == "validation" and reason.startswith("taskbench: validation failed: graph 0, task (t=2")
