@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from taskbench import leftovers, provenance, tied
+from taskbench import guard, leftovers, provenance, tied
 from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
 from taskbench.launch.diagnosis import RANK_PIDS_VARIABLE, rank_death, read_rank_pids, signal_name
 
@@ -146,8 +146,9 @@ def _classify(code: int, stderr: str, stdout: str = "", rank_of_pid: dict | None
 
 
 def _death_signal(is_mpi: bool) -> int:
-    """What the kernel sends the run when the harness dies: a launcher gets SIGTERM, its
-    orderly teardown of the ranks it started; a plain binary gets SIGKILL."""
+    """What the kernel sends the run when the harness dies: a launcher gets SIGTERM, so that it
+    takes down its ranks (remote ones too; the guard kills the local ones at once); a plain
+    binary gets SIGKILL."""
     return signal.SIGTERM if is_mpi else signal.SIGKILL
 
 
@@ -158,9 +159,13 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         report_path = Path(tmp) / "report.json"
         launch = plan(system, [*flags, "-json", str(report_path)], options)
         is_mpi = (options.launcher or system.launcher) in MPI_LAUNCHERS
-        # Not in set_env: neither is provenance, and both change with every run.
+        # Not in set_env: neither is provenance, and both change with every run. The launch's
+        # marker finds its processes at a timeout; the harness's, when the harness is gone.
         marker = leftovers.new_marker()
         env = dict(launch.env, **{leftovers.MARKER_VARIABLE: marker})
+        harness_marker = guard.harness_marker()
+        if harness_marker:
+            env[guard.HARNESS_MARK_VARIABLE] = harness_marker
         rank_pids = Path(tmp) / "rank-pids"
         if is_mpi:
             rank_pids.mkdir()

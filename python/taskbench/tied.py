@@ -4,9 +4,10 @@ Runs start in a session of their own (so a timeout can kill the launch's process
 Ctrl-C on the terminal reaches only the harness, which then stops the run itself). The price is
 that nothing would stop them if the harness died without cleaning up; Linux's
 PR_SET_PDEATHSIG closes that gap: the kernel sends the chosen signal to the child when the
-thread that started it exits. The tie is not inherited by the child's own children, which is
-why an mpirun is sent SIGTERM (its orderly teardown of its ranks) rather than SIGKILL (after
-which Open MPI's ranks live on for about a second; measured, docs/reliability.md).
+thread that started it exits. The tie is not inherited by the child's own children: an
+mpirun is sent SIGTERM rather than SIGKILL, so that it can still take down its ranks, on other
+hosts too; on this host the guard (guard.py) ends them at once, where mpirun alone takes about a
+second (measured, docs/reliability.md).
 
 Only the thread that calls popen() counts as the parent: the harness starts runs from its
 main thread.

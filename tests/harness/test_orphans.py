@@ -75,3 +75,38 @@ def test_leftovers_are_found_wherever_they_went():
     assert leftovers.kill_all(PROBE, marker) == 1
     assert leftovers.processes_with(PROBE, marker) == []
 
+
+
+def test_the_guard_kills_what_the_harness_started_when_the_harness_dies():
+    """A process in a session of its own that no tie reaches (a rank behind an mpirun): the
+    guard ends it once the harness is SIGKILLed, then ends itself."""
+    marker = leftovers.new_marker()
+    code = textwrap.dedent(f"""
+        import os, subprocess, sys
+        sys.path.insert(0, {str(REPO / 'python')!r})
+        from taskbench import guard
+        mark = guard.harness_marker()
+        env = dict(os.environ, **{{guard.HARNESS_MARK_VARIABLE: mark}})
+        subprocess.Popen(["sleep", "60"], env=env, start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print(guard._guard.pid, flush=True)
+        sys.stdin.read()
+    """)
+    env = dict(os.environ, **{PROBE: marker})
+    harness = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    guard_pid = int(harness.stdout.readline())
+    try:
+        (sleeper,) = [p for p in leftovers.processes_with(PROBE, marker) if p != harness.pid]
+        time.sleep(0.2)
+        assert os.path.exists(f"/proc/{sleeper}"), "the sleeper should live while the harness does"
+        harness.kill()
+        harness.wait()
+        assert leftovers.wait_until_gone(PROBE, marker, 1.0) == []
+        deadline = time.monotonic() + 2
+        while os.path.exists(f"/proc/{guard_pid}") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        state = open(f"/proc/{guard_pid}/stat").read().split()[2] if os.path.exists(f"/proc/{guard_pid}") else "gone"
+        assert state in ("gone", "Z"), "the guard outlived its work"
+    finally:
+        leftovers.kill_all(PROBE, marker)
