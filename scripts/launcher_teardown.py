@@ -112,16 +112,20 @@ def trial(system, scenario: str) -> Trial:
     start = time.monotonic()
     victim.send_signal(signal.SIGTERM if scenario == "mpirun SIGTERM" else signal.SIGKILL)
     result = Trial(None)
-    while time.monotonic() - start < LIMIT:
-        while True:  # collect whatever ended: our children, and orphans (we are their reaper)
+
+    def reap() -> None:  # whatever ended: our children, and orphans (we are their reaper)
+        while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                break
+                return
             if pid == 0:
-                break
+                return
             if job.get(pid) == binary:
                 result.endings[_status(status)] = result.endings.get(_status(status), 0) + 1
+
+    while time.monotonic() - start < LIMIT:
+        reap()
         left = [p for p in leftovers.processes_with(PROBE, marker) if p != harness]
         if result.launcher_seconds is None and not launcher_pids & set(left):
             result.launcher_seconds = time.monotonic() - start
@@ -129,6 +133,11 @@ def trial(system, scenario: str) -> Trial:
             result.seconds = time.monotonic() - start
             break
         time.sleep(0.002)
+    # A process that has exited is gone from the lookup above before it is reaped.
+    settle = time.monotonic() + 0.3
+    while time.monotonic() < settle:
+        reap()
+        time.sleep(0.01)
     leftovers.kill_all(PROBE, marker)
     for proc in (victim, launcher):
         if proc is not None and proc.poll() is None:
