@@ -47,7 +47,7 @@ class Fault:
     judge: Callable[[object, dict], list[str]]  # (system, stored run) -> problems; [] = caught
 
 
-def _where(t: int, i: int) -> str:
+def _task_of_graph_0(t: int, i: int) -> str:
     return f"0,{t},{i}"
 
 
@@ -94,13 +94,13 @@ def _judge_kill(system, run: dict) -> list[str]:
 
 
 FAULTS = [
-    Fault("corrupt", "corrupt:" + _where(*CORRUPTED_TASK), FAIL_TIMEOUT,
+    Fault("corrupt", "corrupt:" + _task_of_graph_0(*CORRUPTED_TASK), FAIL_TIMEOUT,
           f"task {CORRUPTED_TASK} writes a corrupt output",
           "`validation`, exit 3, the consumer's validation message as the reason", _judge_corrupt),
-    Fault("hang", "hang:" + _where(*FAILING_TASK), HANG_TIMEOUT,
+    Fault("hang", "hang:" + _task_of_graph_0(*FAILING_TASK), HANG_TIMEOUT,
           f"the process running task {FAILING_TASK} sleeps forever",
           f"`timeout` at the {HANG_TIMEOUT:g} s timeout", _judge_hang),
-    Fault("kill", "kill:" + _where(*FAILING_TASK), FAIL_TIMEOUT,
+    Fault("kill", "kill:" + _task_of_graph_0(*FAILING_TASK), FAIL_TIMEOUT,
           f"the process running task {FAILING_TASK} (MPI: rank {FAILING_RANK}) SIGKILLs itself",
           f"`crashed`: `killed by SIGKILL`; MPI: `rank {FAILING_RANK} killed by SIGKILL`, "
           "well within the timeout", _judge_kill),

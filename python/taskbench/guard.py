@@ -33,10 +33,11 @@ _owner: int | None = None
 
 def harness_marker() -> str | None:
     """The marker of this harness process's runs, with its guard running; None when no guard
-    could be started (then only the runs' own ties remain)."""
+    could be started (then only the runs' own ties remain; not tried again)."""
     global _guard, _marker, _owner
-    if _owner == os.getpid() and _guard is not None and _guard.poll() is None:
+    if _owner == os.getpid() and (_guard is None or _guard.poll() is None):
         return _marker
+    _owner, _marker = os.getpid(), None
     marker = leftovers.new_marker()
     package_parent = str(Path(__file__).resolve().parent.parent)
     # A bare environment: the guard must not carry the marks of the runs it watches (nor any
@@ -45,19 +46,27 @@ def harness_marker() -> str | None:
     try:
         # Not tied: it must outlive the harness to do its work.
         _guard = subprocess.Popen([sys.executable, "-m", "taskbench.guard", marker],
-                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     except OSError:
         _guard = None
         return None
-    _marker, _owner = marker, os.getpid()
+    # Its start-up (an interpreter, tens of ms of CPU) must not overlap the first run.
+    if _guard.stdout.readline() != b"ready\n":
+        _guard.kill()
+        _guard.wait()
+        _guard = None
+        return None
+    _marker = marker
     return marker
 
 
 def main(argv: list[str]) -> int:
     (marker,) = argv
-    # (In a session of its own, so a Ctrl-C on the terminal reaches only the harness, which
-    # then stops its runs itself.) EOF: the harness has ended, its end of the pipe with it.
+    sys.stdout.write("ready\n")
+    sys.stdout.close()
+    # In a session of its own, so a Ctrl-C on the terminal reaches only the harness, which then
+    # stops its runs itself. EOF: the harness has ended, and its end of the pipe with it.
     while sys.stdin.buffer.read(65536):
         pass
     leftovers.kill_all(HARNESS_MARK_VARIABLE, marker, within=CLEANUP_SECONDS)
