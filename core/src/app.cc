@@ -1,5 +1,7 @@
 #include "taskbench/app.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,15 +37,27 @@ void install_fault_from_environment() {
                   kFaultForms + " (non-negative integers)");
 }
 
-// TASKBENCH_RANK_PIDS=DIR (set by the harness for MPI launches): each rank leaves an empty
-// DIR/rank-R.pid-P, so that a launcher that reports only the PID of a dead rank (MPICH's Hydra)
-// can be traced back to the rank. Best effort: a diagnosis aid, never a reason to fail.
-void record_rank_pid(int rank) {
-  const char* dir = std::getenv("TASKBENCH_RANK_PIDS");
-  if (dir == nullptr || *dir == '\0') return;
-  const std::string path = std::string(dir) + "/rank-" + std::to_string(rank) + ".pid-" +
-                           std::to_string(static_cast<long>(getpid()));
-  if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
+// TASKBENCH_RANK_WATCH=SOCKET (set by the harness for MPI launches): once it knows its rank,
+// each process connects to the harness's Unix socket, says "rank R pid P", and keeps the
+// connection open until it dies. However it dies, the kernel then closes it, so the harness
+// learns which rank went first: MPICH's launcher names only a PID, not always the dead rank's,
+// and kills the other ranks within a millisecond. Best effort: never a reason to fail.
+void watch_rank(int rank) {
+  const char* path = std::getenv("TASKBENCH_RANK_WATCH");
+  sockaddr_un address{};
+  if (path == nullptr || *path == '\0' || std::strlen(path) >= sizeof(address.sun_path)) return;
+  address.sun_family = AF_UNIX;
+  std::strcpy(address.sun_path, path);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return;
+  }
+  const std::string hello = "rank " + std::to_string(rank) + " pid " +
+                            std::to_string(static_cast<long>(getpid())) + "\n";
+  if (send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) < 0) close(fd);
+  // Otherwise left open on purpose: its closing is the message.
 }
 
 void print_task_list(const TaskGraph& g) {
@@ -131,7 +145,7 @@ void App::set_parallelism(long ranks, long threads_per_rank) {
 
 void App::set_rank(int rank) {
   impl_->rank = rank;
-  record_rank_pid(rank);
+  watch_rank(rank);
 }
 
 void App::add_report_json(const std::string& key, const std::string& json_value) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -298,24 +300,48 @@ TEST(FaultSwitch, HangSleepsUntilSigtermEndsIt) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
-TEST(FaultSwitch, RanksLeaveTheirPidForTheHarness) {
-  // MPICH's launcher names a dead rank by its PID only; the harness maps it back with these.
-  char dir[] = "/tmp/taskbench-rank-pids-XXXXXX";
+TEST(FaultSwitch, RanksTellTheHarnessWhoTheyAreUntilTheyDie) {
+  // MPICH's launcher does not say which rank died; the harness learns it from these
+  // connections, which the kernel closes when the rank dies.
+  char dir[] = "/tmp/taskbench-rank-watch-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/ranks.sock";
+  const int server = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(server, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strcpy(address.sun_path, path.c_str());
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(server, 4), 0);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    setenv("TASKBENCH_RANK_PIDS", dir, 1);
+    setenv("TASKBENCH_RANK_WATCH", path.c_str(), 1);
     const char* argv[] = {"test"};
     taskbench::App app(1, const_cast<char**>(argv));
     app.set_rank(3);
-    _exit(0);
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(1);  // dies when told
+    kill(getpid(), SIGKILL);
   }
+  const int conn = accept(server, nullptr, nullptr);
+  ASSERT_GE(conn, 0);
+  char hello[64] = {};
+  ASSERT_GT(read(conn, hello, sizeof(hello) - 1), 0);
+  EXPECT_EQ(std::string(hello), "rank 3 pid " + std::to_string(child) + "\n");
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  char more;
+  EXPECT_EQ(read(conn, &more, 1), 0);  // EOF: the rank is gone
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  const std::string file = std::string(dir) + "/rank-3.pid-" + std::to_string(child);
-  EXPECT_EQ(access(file.c_str(), F_OK), 0) << file;
-  unlink(file.c_str());
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  close(conn);
+  close(server);
+  close(go[0]);
+  close(go[1]);
+  unlink(path.c_str());
   rmdir(dir);
 }
 
