@@ -18,7 +18,8 @@ from pathlib import Path
 
 from taskbench import guard, leftovers, provenance, tied
 from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
-from taskbench.launch.diagnosis import RANK_PIDS_VARIABLE, rank_death, read_rank_pids, signal_name
+from taskbench.launch.diagnosis import rank_death, signal_name
+from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
 # Exit codes of the systems (SPEC.md §4, §3).
 SYSTEM_EXIT_BAD_FLAGS = 2
@@ -128,7 +129,7 @@ def _system_message(text: str) -> str:
     return lines[-1][:500] if lines else ""
 
 
-def _classify(code: int, stderr: str, stdout: str = "", rank_of_pid: dict | None = None) -> tuple[str, str]:
+def _classify(code: int, stderr: str, stdout: str = "", watch: RankWatch | None = None) -> tuple[str, str]:
     own = _system_message(stderr)
     line = own or _last_line(stderr)
     if code < 0:
@@ -139,7 +140,8 @@ def _classify(code: int, stderr: str, stdout: str = "", rank_of_pid: dict | None
         return "bad_flags", line or "the system rejected its flags"
     # A launcher whose rank died by a signal: name the rank and the signal, not the launcher's
     # own exit code (Hydra and Open MPI print their report on either stream).
-    death = rank_death(stderr + "\n" + stdout, rank_of_pid)
+    pids = {rank: pid for pid, rank in watch.ranks.items()} if watch is not None else None
+    death = rank_death(stderr + "\n" + stdout, watch.first_to_end() if watch is not None else None, pids)
     if death is not None:
         return "crashed", death.describe() + (f": {own}" if own else "")
     return "failed", f"exit code {code}" + (f": {line}" if line else "")
@@ -166,59 +168,71 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         harness_marker = guard.harness_marker()
         if harness_marker:
             env[guard.HARNESS_MARK_VARIABLE] = harness_marker
-        rank_pids = Path(tmp) / "rank-pids"
-        if is_mpi:
-            rank_pids.mkdir()
-            env[RANK_PIDS_VARIABLE] = str(rank_pids)
-        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
-                             ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
-        busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
-        start = time.perf_counter()
+        watch = RankWatch(Path(tmp)) if is_mpi else None
+        if watch is not None:
+            env[WATCH_VARIABLE] = str(watch.path)
         try:
-            # A session of its own, so a timeout can kill its process group; tied to the
-            # harness, so that not even a SIGKILLed harness leaves it running (tied.py).
-            proc = tied.popen(launch.argv, _death_signal(is_mpi), env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              errors="replace", start_new_session=True)
-        except OSError as exc:
-            outcome.status, outcome.reason = "launch_error", f"cannot start {launch.argv[0]}: {exc.strerror}"
-            return outcome
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_launch(proc, marker)
-            stdout, stderr = _drain(proc)
-            outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
-        except BaseException:
-            # Ctrl-C or SIGTERM of the harness: leave no orphaned benchmark behind.
-            _kill_launch(proc, marker)
-            raise
-        outcome.wall_seconds = time.perf_counter() - start
-        # Launchers move ranks out of the process group; any that outlived the launch go now.
-        stray = leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
-        busy_after = provenance.cpu_busy_seconds()
-        if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
-            own = provenance.children_cpu_seconds() - own_before
-            outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
-        outcome.exit_code = proc.returncode
-        outcome.stdout_tail = stdout[-TAIL_CHARS:]
-        outcome.stderr_tail = stderr[-TAIL_CHARS:]
-        if outcome.status != "timeout" and proc.returncode != 0:
-            outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout,
-                                                       read_rank_pids(rank_pids))
-        if stray and outcome.status != "timeout":
-            outcome.reason += f"{'; ' if outcome.reason else ''}{stray} process(es) of the launch outlived it (killed)"
-        if report_path.is_file():
-            try:
-                outcome.report = json.loads(report_path.read_text())
-            except ValueError:
-                outcome.report = None
-        summary = parse_summary(stdout)
-        outcome.metrics = metrics_from(outcome.report, summary)
-        if outcome.ok and outcome.report is None and "elapsed_seconds" not in summary:
-            outcome.status, outcome.reason = "no_report", "exit code 0 but neither a JSON report nor summary lines"
+            return _run(launch, env, marker, watch, is_mpi, timeout, report_path)
+        finally:
+            if watch is not None:
+                watch.close()
+
+
+def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
+         timeout: float | None, report_path: Path) -> RunOutcome:
+    """Starts the launch, waits for it (or kills it at the timeout) and classifies the end."""
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
+                         ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
+    busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
+    start = time.perf_counter()
+    try:
+        # A session of its own, so a timeout can kill its process group; tied to the
+        # harness, so that not even a SIGKILLed harness leaves it running (tied.py).
+        proc = tied.popen(launch.argv, _death_signal(is_mpi), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          errors="replace", start_new_session=True)
+    except OSError as exc:
+        outcome.status, outcome.reason = "launch_error", f"cannot start {launch.argv[0]}: {exc.strerror}"
         return outcome
+    if watch is not None:
+        watch.start()
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_launch(proc, marker)
+        stdout, stderr = _drain(proc)
+        outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
+    except BaseException:
+        # Ctrl-C or SIGTERM of the harness: leave no orphaned benchmark behind.
+        _kill_launch(proc, marker)
+        raise
+    outcome.wall_seconds = time.perf_counter() - start
+    # Launchers move ranks out of the process group; any that outlived the launch go now.
+    stray = leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
+    busy_after = provenance.cpu_busy_seconds()
+    if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
+        own = provenance.children_cpu_seconds() - own_before
+        outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
+    outcome.exit_code = proc.returncode
+    outcome.stdout_tail = stdout[-TAIL_CHARS:]
+    outcome.stderr_tail = stderr[-TAIL_CHARS:]
+    if outcome.status != "timeout" and proc.returncode != 0:
+        if watch is not None:
+            watch.stop()  # the launch has ended: every rank's end is known
+        outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch)
+    if stray and outcome.status != "timeout":
+        outcome.reason += f"{'; ' if outcome.reason else ''}{stray} process(es) of the launch outlived it (killed)"
+    if report_path.is_file():
+        try:
+            outcome.report = json.loads(report_path.read_text())
+        except ValueError:
+            outcome.report = None
+    summary = parse_summary(stdout)
+    outcome.metrics = metrics_from(outcome.report, summary)
+    if outcome.ok and outcome.report is None and "elapsed_seconds" not in summary:
+        outcome.status, outcome.reason = "no_report", "exit code 0 but neither a JSON report nor summary lines"
+    return outcome
 
 
 def _kill_launch(proc: subprocess.Popen, marker: str) -> None:

@@ -91,17 +91,21 @@ def test_open_mpi_names_the_rank_and_the_signal():
     assert _classify(137, OPEN_MPI_KILL) == ("crashed", "rank 1 killed by SIGKILL (on vm)")
 
 
-def test_hydra_names_a_pid_which_the_rank_files_turn_into_a_rank(tmp_path):
-    from taskbench.launch.diagnosis import read_rank_pids
-    from taskbench.runner import _classify
-    (tmp_path / "rank-0.pid-27566").touch()
-    (tmp_path / "rank-1.pid-27567").touch()
-    (tmp_path / "unrelated").touch()
-    assert read_rank_pids(tmp_path) == {27566: 0, 27567: 1}
-    # Hydra's "EXIT CODE: 9" is not the signal; its exit string is.
-    assert _classify(11, HYDRA_SEGV, "", read_rank_pids(tmp_path)) == (
-        "crashed", "rank 1 killed by SIGSEGV (pid 27567 on vm)")
-    assert _classify(11, HYDRA_SEGV) == ("crashed", "a rank killed by SIGSEGV (pid 27567 on vm)")
+def test_hydra_names_a_pid_so_the_rank_comes_from_the_statuses_or_the_first_to_end():
+    from taskbench.launch.diagnosis import rank_death
+    pids = {0: 27566, 1: 27568}
+    # Hydra's banner PID may be another rank's; its exit string's signal is the failed rank's
+    # ("EXIT CODE: 9" is not). One bad status names the rank, whatever ended first.
+    one_bad = HYDRA_SEGV + "[mpiexec@vm] Exit codes: [vm] 0,139\n"
+    assert rank_death(one_bad, (0, 27566), pids).describe() == "rank 1 killed by SIGSEGV (pid 27568 on vm)"
+    # Several bad statuses (the clean-up's kills show too): the rank that ended first.
+    two_bad = HYDRA_SEGV + "[mpiexec@vm] Exit codes: [vm] 9,139\n"
+    assert rank_death(two_bad, (1, 27568), pids).describe() == "rank 1 killed by SIGSEGV (pid 27568 on vm)"
+    # Two hosts: the statuses are not in rank order, so they are not used.
+    hosts = HYDRA_SEGV + "[mpiexec@a] Exit codes: [a] 0,139 [b] 0,0\n"
+    assert rank_death(hosts, (2, 555)).describe() == "rank 2 killed by SIGSEGV (on vm)"
+    # Nothing to go by: the launcher's PID, no rank.
+    assert rank_death(two_bad).describe() == "a rank killed by SIGSEGV (pid 27567 on vm)"
 
 
 def test_slurm_names_the_task():
