@@ -91,8 +91,12 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         "then every process whose environment carries the run's marker (`TASKBENCH_LAUNCH_MARK`), "
         "because launchers move their ranks out of the group: Open MPI gives each rank a process "
         "group of its own, MPICH's Hydra gives its proxy and each rank a session of their own. A "
-        "rank that dies of a signal is named from the launcher's report (Open MPI names the rank; "
-        "Hydra names only a PID, which the ranks' `TASKBENCH_RANK_PIDS` files turn into a rank).",
+        "rank that dies of a signal is named from the launcher's report: Open MPI names the rank; "
+        "MPICH's Hydra names a PID that may be another rank's after its clean-up, so the rank is "
+        "the one with a bad status among Hydra's per-rank statuses (`-print-all-exitcodes`), or, "
+        "when several look bad, the one that ended first: each rank keeps a connection to the "
+        "harness's socket (`TASKBENCH_RANK_WATCH`) open until it dies "
+        "(`python/taskbench/launch/rank_watch.py`).",
         "",
         "## When the launcher or the harness dies",
         "",
