@@ -1,13 +1,17 @@
 #include "taskbench/app.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "args.h"
+#include "fault.h"
 #include "graph_check.h"
 #include "kernels/kernels.h"
 #include "report.h"
@@ -24,21 +28,36 @@ namespace {
   std::exit(kUsageExitCode);
 }
 
-// TASKBENCH_FAULT=corrupt:GRAPH,T,I corrupts that task's output after it is produced, so tests
-// can prove that validation fires through each system's own data path.
+// TASKBENCH_FAULT (fault.h) makes one task misbehave on purpose: corrupt its output, hang or
+// kill its process, so tests can prove that each system's own data path and the harness notice.
 void install_fault_from_environment() {
   const char* spec = std::getenv("TASKBENCH_FAULT");
-  run_switches.fault_active = false;
-  if (spec == nullptr || *spec == '\0') return;
-  long g, t, i;
-  char tail;
-  if (std::sscanf(spec, "corrupt:%ld,%ld,%ld%c", &g, &t, &i, &tail) != 3 || g < 0 || t < 0 || i < 0)
-    usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec +
-                  "'; expected corrupt:GRAPH,T,I (non-negative integers)");
-  run_switches.fault_active = true;
-  run_switches.fault_graph = g;
-  run_switches.fault_t = t;
-  run_switches.fault_i = i;
+  if (!parse_fault(spec, &run_switches.fault))
+    usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec + "'; expected " +
+                  kFaultForms + " (non-negative integers)");
+}
+
+// TASKBENCH_RANK_WATCH=SOCKET (set by the harness for MPI launches): once it knows its rank,
+// each process connects to the harness's Unix socket, says "rank R pid P", and keeps the
+// connection open until it dies. However it dies, the kernel then closes it, so the harness
+// learns which rank went first: MPICH's launcher names only a PID, not always the dead rank's,
+// and kills the other ranks within a millisecond. Best effort: never a reason to fail.
+void watch_rank(int rank) {
+  const char* path = std::getenv("TASKBENCH_RANK_WATCH");
+  sockaddr_un address{};
+  if (path == nullptr || *path == '\0' || std::strlen(path) >= sizeof(address.sun_path)) return;
+  address.sun_family = AF_UNIX;
+  std::strcpy(address.sun_path, path);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return;
+  }
+  const std::string hello = "rank " + std::to_string(rank) + " pid " +
+                            std::to_string(static_cast<long>(getpid())) + "\n";
+  if (send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) < 0) close(fd);
+  // Otherwise left open on purpose: its closing is the message.
 }
 
 void print_task_list(const TaskGraph& g) {
@@ -124,7 +143,10 @@ void App::set_parallelism(long ranks, long threads_per_rank) {
   impl_->threads_per_rank = std::max(1L, threads_per_rank);
 }
 
-void App::set_rank(int rank) { impl_->rank = rank; }
+void App::set_rank(int rank) {
+  impl_->rank = rank;
+  watch_rank(rank);
+}
 
 void App::add_report_json(const std::string& key, const std::string& json_value) {
   impl_->system_report.emplace_back(key, json_value);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "fault.h"
 #include "kernels/kernels.h"
 #include "pattern.h"
 #include "thread_state.h"
@@ -59,9 +60,10 @@ void task_graph_execute_point_scratch(task_graph_t g, long t, long i, char* outp
   kernels::run(g, t, i, scratch, scratch_bytes);
   write_identity(output, output_bytes, t, i);
 
-  if (__builtin_expect(run_switches.fault_active, 0) && g.graph_index == run_switches.fault_graph &&
-      t == run_switches.fault_t && i == run_switches.fault_i)
-    output[0] ^= 0x5a;  // TASKBENCH_FAULT: consumers of this output must now fail validation
+  const Fault& fault = run_switches.fault;
+  if (__builtin_expect(fault.kind != FaultKind::kNone, 0) && g.graph_index == fault.graph &&
+      t == fault.t && i == fault.i)
+    inject_fault(fault, output);  // TASKBENCH_FAULT: corrupt returns, hang and kill do not
 
   const size_t gi = static_cast<size_t>(g.graph_index);
   if (__builtin_expect(gi >= st.executed.size(), 0)) st.executed.resize(gi + 1, 0);

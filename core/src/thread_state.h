@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "fault.h"
 #include "taskbench/taskbench.h"
 
 namespace taskbench {
@@ -64,8 +65,7 @@ void reset_thread_states();
 // Run-wide switches set by the App.
 struct RunSwitches {
   bool tracing = false;
-  bool fault_active = false;
-  long fault_graph = -1, fault_t = -1, fault_i = -1;
+  Fault fault;  // TASKBENCH_FAULT (fault.h)
 };
 extern RunSwitches run_switches;
 

@@ -1,10 +1,23 @@
 // Validation (SPEC §3): every kind of wrong input ends the run with status 3 and a message
-// naming graph, task, input, expected and found.
+// naming graph, task, input, expected and found; and the fault switch that proves it fires.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "../src/fault.h"
 #include "../src/validate.h"
 #include "taskbench/app.h"
 #include "taskbench/task_graph.h"
@@ -132,5 +145,206 @@ TEST(ValidationDeathTest, ReportRefusesARunThatSkippedATask) {
   EXPECT_EXIT(run_all_but_one_task(), ::testing::ExitedWithCode(3),
               "validation failed: graph 0 executed 3 tasks, expected 4");
 }
+
+// ---- TASKBENCH_FAULT (fault.h): the switch that makes one task misbehave on purpose ----
+
+namespace fault_switch {
+
+using taskbench::Fault;
+using taskbench::FaultKind;
+
+TEST(FaultSwitch, ParsesTheThreeForms) {
+  Fault f;
+  ASSERT_TRUE(taskbench::parse_fault("corrupt:0,2,1", &f));
+  EXPECT_EQ(f.kind, FaultKind::kCorrupt);
+  EXPECT_EQ(f.graph, 0);
+  EXPECT_EQ(f.t, 2);
+  EXPECT_EQ(f.i, 1);
+  ASSERT_TRUE(taskbench::parse_fault("hang:1,30,7", &f));
+  EXPECT_EQ(f.kind, FaultKind::kHang);
+  EXPECT_EQ(f.graph, 1);
+  EXPECT_EQ(f.t, 30);
+  EXPECT_EQ(f.i, 7);
+  ASSERT_TRUE(taskbench::parse_fault("kill:0,0,12345678901", &f));
+  EXPECT_EQ(f.kind, FaultKind::kKill);
+  EXPECT_EQ(f.i, 12345678901L);
+}
+
+TEST(FaultSwitch, EmptyOrUnsetIsNoFault) {
+  Fault f;
+  f.kind = FaultKind::kKill;
+  ASSERT_TRUE(taskbench::parse_fault("", &f));
+  EXPECT_EQ(f.kind, FaultKind::kNone);
+  f.kind = FaultKind::kHang;
+  ASSERT_TRUE(taskbench::parse_fault(nullptr, &f));
+  EXPECT_EQ(f.kind, FaultKind::kNone);
+}
+
+TEST(FaultSwitch, RejectsAnythingElse) {
+  const char* bad[] = {"corrupt", "corrupt:", "corrupt:1,2", "corrupt:1,2,3,4", "corrupt:1,2,3,",
+                       "corrupt:-1,2,3", "corrupt:+1,2,3", "corrupt: 1,2,3", "corrupt:1, 2,3",
+                       "corrupt:1,2,3 ", "corrupt:1,2,3x", "corrupt:1,,3", "corrupt:a,b,c",
+                       "CORRUPT:1,2,3", "hang", "hang:1,2", "kill:1;2;3", "explode:1,2,3",
+                       "kill:99999999999999999999,0,0", ":1,2,3", "1,2,3"};
+  for (const char* spec : bad) {
+    Fault f;
+    f.kind = FaultKind::kHang;
+    EXPECT_FALSE(taskbench::parse_fault(spec, &f)) << spec;
+    EXPECT_EQ(f.kind, FaultKind::kNone) << spec;  // a rejected value leaves no fault armed
+  }
+}
+
+// Builds an App (which reads TASKBENCH_FAULT) for a 2 x 2 stencil in a child process only: the
+// variable must not leak into the other tests.
+taskbench::App* app_with_fault(const char* spec) {
+  setenv("TASKBENCH_FAULT", spec, 1);
+  const char* argv[] = {"test", "-steps", "2", "-width", "2", "-type", "stencil_1d"};
+  return new taskbench::App(7, const_cast<char**>(argv));
+}
+
+// Runs row 0, then (1, 0), then (1, 1).
+void run_two_rows(const TaskGraph& g) {
+  std::vector<char> a(16), b(16), c(16);
+  g.execute_point(0, 0, a.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+  g.execute_point(0, 1, b.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+  const char* in[] = {a.data(), b.data()};
+  size_t sizes[] = {16, 16};
+  g.execute_point(1, 0, c.data(), 16, in, sizes, 2, nullptr, 0);
+  g.execute_point(1, 1, c.data(), 16, in, sizes, 2, nullptr, 0);
+}
+
+TEST(FaultSwitchDeathTest, MalformedValueIsOneLineAndStatus2) {
+  EXPECT_EXIT(app_with_fault("kill:1,2"), ::testing::ExitedWithCode(2),
+              "^taskbench: TASKBENCH_FAULT: invalid value 'kill:1,2'; expected corrupt:GRAPH,T,I, "
+              "hang:GRAPH,T,I or kill:GRAPH,T,I \\(non-negative integers\\)\n$");
+}
+
+TEST(FaultSwitchDeathTest, KillEndsTheProcessAtThatTaskWithSigkill) {
+  // (1, 0) runs (and would print) first: only (1, 1) kills.
+  auto run = [] {
+    std::unique_ptr<taskbench::App> app(app_with_fault("kill:0,1,1"));
+    const TaskGraph& g = app->graphs()[0];
+    std::vector<char> a(16), b(16), c(16);
+    g.execute_point(0, 0, a.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+    g.execute_point(0, 1, b.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+    const char* in[] = {a.data(), b.data()};
+    size_t sizes[] = {16, 16};
+    g.execute_point(1, 0, c.data(), 16, in, sizes, 2, nullptr, 0);
+    std::fprintf(stderr, "(1, 0) done\n");
+    g.execute_point(1, 1, c.data(), 16, in, sizes, 2, nullptr, 0);
+    std::fprintf(stderr, "(1, 1) done\n");
+  };
+  EXPECT_EXIT(run(), ::testing::KilledBySignal(SIGKILL), "^\\(1, 0\\) done\n$");
+}
+
+TEST(FaultSwitch, CorruptFlipsTheTasksOutput) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::unique_ptr<taskbench::App> app(app_with_fault("corrupt:0,0,1"));
+    const TaskGraph& g = app->graphs()[0];
+    std::vector<char> a(16), b(16), want(16);
+    g.execute_point(0, 0, a.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+    g.execute_point(0, 1, b.data(), 16, nullptr, nullptr, 0, nullptr, 0);
+    std::vector<char> a_want(16);
+    taskbench::write_identity(want.data(), 16, 0, 1);
+    taskbench::write_identity(a_want.data(), 16, 0, 0);
+    const bool only_b = a == a_want && b != want && std::memcmp(b.data() + 1, want.data() + 1, 15) == 0;
+    _exit(only_b ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "corrupt:0,0,1 must change the first byte of (0, 1) only";
+}
+
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');  // the command name may hold spaces
+  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
+}
+
+TEST(FaultSwitch, HangSleepsUntilSigtermEndsIt) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    std::unique_ptr<taskbench::App> app(app_with_fault("hang:0,1,1"));
+    const TaskGraph& g = app->graphs()[0];
+    if (write(ready[1], "r", 1) != 1) _exit(10);
+    run_two_rows(g);
+    _exit(0);  // not reached while the fault works
+  }
+  close(ready[1]);
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  // Still there after a while, and asleep (not spinning on a core).
+  int status = 0;
+  char state = '?';
+  for (int k = 0; k < 50 && state != 'S'; ++k) {
+    usleep(20000);
+    ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the hung task's process ended by itself";
+    state = process_state(child);
+  }
+  usleep(200000);
+  ASSERT_EQ(waitpid(child, &status, WNOHANG), 0) << "the hung task's process ended by itself";
+  EXPECT_EQ(process_state(child), 'S');
+  ASSERT_EQ(kill(child, SIGTERM), 0);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+}
+
+TEST(FaultSwitch, RanksTellTheHarnessWhoTheyAreUntilTheyDie) {
+  // MPICH's launcher does not say which rank died; the harness learns it from these
+  // connections, which the kernel closes when the rank dies.
+  char dir[] = "/tmp/taskbench-rank-watch-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/ranks.sock";
+  const int server = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(server, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strcpy(address.sun_path, path.c_str());
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(server, 4), 0);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setenv("TASKBENCH_RANK_WATCH", path.c_str(), 1);
+    const char* argv[] = {"test"};
+    taskbench::App app(1, const_cast<char**>(argv));
+    app.set_rank(3);
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(1);  // dies when told
+    kill(getpid(), SIGKILL);
+  }
+  const int conn = accept(server, nullptr, nullptr);
+  ASSERT_GE(conn, 0);
+  char hello[64] = {};
+  ASSERT_GT(read(conn, hello, sizeof(hello) - 1), 0);
+  EXPECT_EQ(std::string(hello), "rank 3 pid " + std::to_string(child) + "\n");
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  char more;
+  EXPECT_EQ(read(conn, &more, 1), 0);  // EOF: the rank is gone
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  close(conn);
+  close(server);
+  close(go[0]);
+  close(go[1]);
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+}  // namespace fault_switch
 
 }  // namespace

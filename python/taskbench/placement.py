@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 
+from taskbench import tied
 from taskbench.locations import Layout
 from taskbench.provenance import available_cores
 
@@ -29,13 +30,21 @@ def one_way_ns(layout: Layout) -> tuple[float | None, str]:
     if available_cores() < 2:
         return None, "fewer than 2 CPUs available"
     try:
-        out = subprocess.run([str(exe), "20000", "3"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        # Tied to the harness like every run: a SIGKILLed sweep leaves no probe spinning.
+        proc = tied.popen([str(exe), "20000", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    except OSError as exc:
         return None, f"{PROBE} did not run: {exc}"
-    for line in out.stdout.splitlines():
+    try:
+        stdout, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        proc.kill()
+        proc.communicate()
+        return None, f"{PROBE} did not run: {exc}"
+    for line in stdout.splitlines():
         if line.startswith("one-way cache line"):
             return float(line.split()[3]), ""
-    return None, f"{PROBE} printed no latency (exit {out.returncode})"
+    return None, f"{PROBE} printed no latency (exit {proc.returncode})"
 
 
 def describe(start: float | None, end: float | None) -> tuple[str, bool]:

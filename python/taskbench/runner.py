@@ -16,13 +16,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from taskbench import provenance
-from taskbench.launch import LaunchOptions, plan
+from taskbench import guard, leftovers, provenance, tied
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
+from taskbench.launch.diagnosis import rank_death, signal_name
+from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
 # Exit codes of the systems (SPEC.md §4, §3).
 SYSTEM_EXIT_BAD_FLAGS = 2
 SYSTEM_EXIT_VALIDATION = 3
 TAIL_CHARS = 4000
+# Lines our systems print about what went wrong start with this (the core's one-line errors).
+SYSTEM_MESSAGE_PREFIX = "taskbench: "
+# After a run was killed, how long to wait for its pipes to close before giving up on them.
+DRAIN_SECONDS = 5.0
 
 # The summary lines every system prints (SPEC.md §5): the fallback for binaries without -json.
 _SUMMARY_KEYS = {
@@ -116,19 +122,36 @@ def _last_line(text: str) -> str:
     return lines[-1][:500] if lines else ""
 
 
-def _classify(code: int, stderr: str) -> tuple[str, str]:
-    line = _last_line(stderr)
+def _system_message(text: str) -> str:
+    """The system's own one-line error (the last such line: ranks that fail after the first
+    repeat it), or ""."""
+    lines = [l.strip() for l in text.splitlines() if l.strip().startswith(SYSTEM_MESSAGE_PREFIX)]
+    return lines[-1][:500] if lines else ""
+
+
+def _classify(code: int, stderr: str, stdout: str = "", watch: RankWatch | None = None) -> tuple[str, str]:
+    own = _system_message(stderr)
+    line = own or _last_line(stderr)
     if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return "crashed", f"killed by {name}" + (f": {line}" if line else "")
+        return "crashed", f"killed by {signal_name(-code)}" + (f": {line}" if line else "")
     if "validation failed" in stderr or code == SYSTEM_EXIT_VALIDATION:
         return "validation", line or "validation failed"
     if code == SYSTEM_EXIT_BAD_FLAGS:
         return "bad_flags", line or "the system rejected its flags"
+    # A launcher whose rank died by a signal: name the rank and the signal, not the launcher's
+    # own exit code (Hydra and Open MPI print their report on either stream).
+    pids = {rank: pid for pid, rank in watch.ranks.items()} if watch is not None else None
+    death = rank_death(stderr + "\n" + stdout, watch.first_to_end() if watch is not None else None, pids)
+    if death is not None:
+        return "crashed", death.describe() + (f": {own}" if own else "")
     return "failed", f"exit code {code}" + (f": {line}" if line else "")
+
+
+def _death_signal(is_mpi: bool) -> int:
+    """What the kernel sends the run when the harness dies: a launcher gets SIGTERM, so that it
+    takes down its ranks (remote ones too; the guard kills the local ones at once); a plain
+    binary gets SIGKILL."""
+    return signal.SIGTERM if is_mpi else signal.SIGKILL
 
 
 def run_once(system, flags: list[str], options: LaunchOptions | None = None,
@@ -137,53 +160,99 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
     with tempfile.TemporaryDirectory(prefix="taskbench-run-") as tmp:
         report_path = Path(tmp) / "report.json"
         launch = plan(system, [*flags, "-json", str(report_path)], options)
-        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
-                             ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
-        busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
-        start = time.perf_counter()
+        is_mpi = (options.launcher or system.launcher) in MPI_LAUNCHERS
+        # Not in set_env: neither is provenance, and both change with every run. The launch's
+        # marker finds its processes at a timeout; the harness's, when the harness is gone.
+        marker = leftovers.new_marker()
+        env = dict(launch.env, **{leftovers.MARKER_VARIABLE: marker})
+        harness_marker = guard.harness_marker()
+        if harness_marker:
+            env[guard.HARNESS_MARK_VARIABLE] = harness_marker
+        watch = RankWatch(Path(tmp)) if is_mpi else None
+        if watch is not None:
+            env[WATCH_VARIABLE] = str(watch.path)
         try:
-            # A session of its own, so a timeout kills the whole tree (mpirun and its ranks too).
-            proc = subprocess.Popen(launch.argv, env=launch.env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, errors="replace",
-                                    start_new_session=True)
-        except OSError as exc:
-            outcome.status, outcome.reason = "launch_error", f"cannot start {launch.argv[0]}: {exc.strerror}"
-            return outcome
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_tree(proc)
-            stdout, stderr = proc.communicate()
-            outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
-        except BaseException:
-            # Ctrl-C or the harness dying: leave no orphaned benchmark behind.
-            _kill_tree(proc)
-            raise
-        outcome.wall_seconds = time.perf_counter() - start
-        busy_after = provenance.cpu_busy_seconds()
-        if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
-            own = provenance.children_cpu_seconds() - own_before
-            outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
-        outcome.exit_code = proc.returncode
-        outcome.stdout_tail = stdout[-TAIL_CHARS:]
-        outcome.stderr_tail = stderr[-TAIL_CHARS:]
-        if outcome.status != "timeout" and proc.returncode != 0:
-            outcome.status, outcome.reason = _classify(proc.returncode, stderr)
-        if report_path.is_file():
-            try:
-                outcome.report = json.loads(report_path.read_text())
-            except ValueError:
-                outcome.report = None
-        summary = parse_summary(stdout)
-        outcome.metrics = metrics_from(outcome.report, summary)
-        if outcome.ok and outcome.report is None and "elapsed_seconds" not in summary:
-            outcome.status, outcome.reason = "no_report", "exit code 0 but neither a JSON report nor summary lines"
+            return _run(launch, env, marker, watch, is_mpi, timeout, report_path)
+        finally:
+            if watch is not None:
+                watch.close()
+
+
+def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
+         timeout: float | None, report_path: Path) -> RunOutcome:
+    """Starts the launch, waits for it (or kills it at the timeout) and classifies the end."""
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
+                         ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
+    busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
+    start = time.perf_counter()
+    try:
+        # A session of its own, so a timeout can kill its process group; tied to the
+        # harness, so that not even a SIGKILLed harness leaves it running (tied.py).
+        proc = tied.popen(launch.argv, _death_signal(is_mpi), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          errors="replace", start_new_session=True)
+    except OSError as exc:
+        outcome.status, outcome.reason = "launch_error", f"cannot start {launch.argv[0]}: {exc.strerror}"
         return outcome
+    if watch is not None:
+        watch.start()
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_launch(proc, marker)
+        stdout, stderr = _drain(proc)
+        outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
+    except BaseException:
+        # Ctrl-C or SIGTERM of the harness: leave no orphaned benchmark behind.
+        _kill_launch(proc, marker)
+        raise
+    outcome.wall_seconds = time.perf_counter() - start
+    # Launchers move ranks out of the process group; any that outlived the launch go now.
+    stray = leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
+    busy_after = provenance.cpu_busy_seconds()
+    if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
+        own = provenance.children_cpu_seconds() - own_before
+        outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
+    outcome.exit_code = proc.returncode
+    outcome.stdout_tail = stdout[-TAIL_CHARS:]
+    outcome.stderr_tail = stderr[-TAIL_CHARS:]
+    if outcome.status != "timeout" and proc.returncode != 0:
+        if watch is not None:
+            watch.stop()  # the launch has ended: every rank's end is known
+        outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch)
+    if stray and outcome.status != "timeout":
+        outcome.reason += f"{'; ' if outcome.reason else ''}{stray} process(es) of the launch outlived it (killed)"
+    if report_path.is_file():
+        try:
+            outcome.report = json.loads(report_path.read_text())
+        except ValueError:
+            outcome.report = None
+    summary = parse_summary(stdout)
+    outcome.metrics = metrics_from(outcome.report, summary)
+    if outcome.ok and outcome.report is None and "elapsed_seconds" not in summary:
+        outcome.status, outcome.reason = "no_report", "exit code 0 but neither a JSON report nor summary lines"
+    return outcome
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
+def _kill_launch(proc: subprocess.Popen, marker: str) -> None:
+    """SIGKILL to the launch's process group, then to every process that carries its marker
+    (ranks that a launcher moved to groups or sessions of their own)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
+    leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
+
+
+def _drain(proc: subprocess.Popen) -> tuple[str, str]:
+    """What a killed run printed; never waits forever (a process we could not find may hold
+    the pipes open)."""
+    try:
+        return proc.communicate(timeout=DRAIN_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()
+        proc.wait()
+        return "", ""

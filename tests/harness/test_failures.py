@@ -61,3 +61,66 @@ def test_reason_is_the_headline_of_a_launcher_banner():
     text = "-----\nmpiexec has detected an attempt to run as root.\n\nRunning as root is bad.\n-----\n"
     assert _last_line(text) == "mpiexec has detected an attempt to run as root."
     assert _last_line("noise\ntaskbench: validation failed: graph 0\n") == "taskbench: validation failed: graph 0"
+
+
+# ---- MPI launches: which rank died, and how (taskbench.launch.diagnosis) ----
+
+OPEN_MPI_KILL = """--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).
+--------------------------------------------------------------------------
+"""
+HYDRA_SEGV = """
+===================================================================================
+=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
+=   PID 27567 RUNNING AT vm
+=   EXIT CODE: 9
+=   CLEANING UP REMAINING PROCESSES
+=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES
+===================================================================================
+YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)
+This typically refers to a problem with your application.
+"""
+
+
+def test_open_mpi_names_the_rank_and_the_signal():
+    from taskbench.runner import _classify
+    assert _classify(137, OPEN_MPI_KILL) == ("crashed", "rank 1 killed by SIGKILL (on vm)")
+
+
+def test_hydra_names_a_pid_so_the_rank_comes_from_the_statuses_or_the_first_to_end():
+    from taskbench.launch.diagnosis import rank_death
+    pids = {0: 27566, 1: 27568}
+    # Hydra's banner PID may be another rank's; its exit string's signal is the failed rank's
+    # ("EXIT CODE: 9" is not). One bad status names the rank, whatever ended first.
+    one_bad = HYDRA_SEGV + "[mpiexec@vm] Exit codes: [vm] 0,139\n"
+    assert rank_death(one_bad, (0, 27566), pids).describe() == "rank 1 killed by SIGSEGV (pid 27568 on vm)"
+    # Several bad statuses (the clean-up's kills show too): the rank that ended first.
+    two_bad = HYDRA_SEGV + "[mpiexec@vm] Exit codes: [vm] 9,139\n"
+    assert rank_death(two_bad, (1, 27568), pids).describe() == "rank 1 killed by SIGSEGV (pid 27568 on vm)"
+    # Two hosts: the statuses are not in rank order, so they are not used.
+    hosts = HYDRA_SEGV + "[mpiexec@a] Exit codes: [a] 0,139 [b] 0,0\n"
+    assert rank_death(hosts, (2, 555)).describe() == "rank 2 killed by SIGSEGV (on vm)"
+    # Nothing to go by: the launcher's PID, no rank.
+    assert rank_death(two_bad).describe() == "a rank killed by SIGSEGV (pid 27567 on vm)"
+
+
+def test_slurm_names_the_task():
+    from taskbench.launch.diagnosis import rank_death
+    death = rank_death("srun: error: node7: task 3: Killed\nsrun: Terminating job step 12.0\n")
+    assert death.describe() == "rank 3 killed by SIGKILL (on node7)"
+    assert rank_death("srun: error: node7: tasks 0-1: Exited with exit code 3\n") is None
+
+
+def test_the_systems_own_message_beats_the_launchers_banner():
+    """A validation failure through mpirun: the reason is the rank's line, not mpirun's banner."""
+    from taskbench.runner import _classify
+    text = ("taskbench: validation failed: graph 0, task (t=2, i=2): input 0: expected the output "
+            "of (t=1, i=1), found (t=91, i=1)\n" + OPEN_MPI_KILL.replace(
+                "mpirun.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).",
+                "mpirun.openmpi detected that one or more processes exited with non-zero status"))
+    status, reason = _classify(3, text)
+    assert status == "validation" and reason.startswith("taskbench: validation failed: graph 0, task (t=2")

@@ -79,6 +79,7 @@ def test_mpich_mpiexec():
     p = plan(system(launcher="mpirun", mpi="mpich", env={"A": "1"}), [], LaunchOptions(ranks=2))
     assert p.argv[:3] == ["mpiexec", "-n", "2"]
     assert p.argv[3:6] == ["-genv", "A", "1"]
+    assert p.argv[6] == "-print-all-exitcodes"  # which rank died (launch/diagnosis.py)
     assert "--oversubscribe" not in p.argv
 
 

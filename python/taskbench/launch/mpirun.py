@@ -25,6 +25,8 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
             argv += ["-bind-to", f"core:{threads}"]
         for name, value in set_env.items():
             argv += ["-genv", name, value]
+        # Each rank's wait status: its report of a dead rank names only a PID (diagnosis.py).
+        argv += ["-print-all-exitcodes"]
     else:
         # Open MPI refuses more ranks than cores, and refuses root, unless told otherwise.
         argv = [program_name, "-np", str(ranks), "--oversubscribe"]

@@ -1,0 +1,82 @@
+"""Finding every local process of one launch, wherever it went, by a marker in its environment.
+
+Launchers move their children out of reach of a process-group kill: Open MPI 4.1 puts each rank
+in a process group of its own, MPICH's Hydra puts its proxy and each rank in a session of its
+own (measured, see docs/reliability.md). What they all keep is the environment: every process
+of a launch on this machine inherits the variable below from the harness (mpirun and Hydra
+pass their whole environment to local ranks), so /proc/*/environ finds them after their
+parents are gone. Processes on other hosts are their launcher's business.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+MARKER_VARIABLE = "TASKBENCH_LAUNCH_MARK"
+
+
+def new_marker() -> str:
+    return uuid.uuid4().hex
+
+
+def _proc_root() -> Path:
+    return Path("/proc")
+
+
+def processes_with(variable: str, value: str) -> list[int]:
+    """Pids of the live processes whose environment holds variable=value (zombies excluded:
+    they have no environment left and hold nothing but a slot in the table)."""
+    needle = f"{variable}={value}".encode()
+    found = []
+    for entry in _proc_root().iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return sorted(p for p in found if p != os.getpid())
+
+
+def kill_all(variable: str, value: str, within: float = 2.0) -> int:
+    """SIGKILLs every process holding the marker, again until none is left (a launcher may be
+    forking one as we look; a killed one takes a moment to exit), for at most `within`
+    seconds. Returns how many processes were found."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + within
+    while True:
+        pids = processes_with(variable, value)
+        if not pids or time.monotonic() > deadline:
+            return len(killed)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.005)
+
+
+def wait_until_gone(variable: str, value: str, within: float) -> list[int]:
+    """The processes still holding the marker after `within` seconds ([] as soon as none)."""
+    deadline = time.monotonic() + within
+    while True:
+        left = processes_with(variable, value)
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.02)
+
+
+def describe(pid: int) -> str:
+    """'PID (name)' for messages about a leftover process."""
+    try:
+        stat = (_proc_root() / str(pid) / "stat").read_text()
+        return f"{pid} ({stat[stat.find('(') + 1:stat.rfind(')')]})"
+    except OSError:
+        return str(pid)

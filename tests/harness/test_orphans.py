@@ -1,0 +1,112 @@
+"""No benchmark process outlives its run or the harness: children tied to the harness
+(PR_SET_PDEATHSIG), and every process of a launch found by its marker in /proc."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from harness_helpers import REPO
+from taskbench import leftovers, tied
+
+PROBE = "TASKBENCH_TEST_ORPHAN_PROBE"
+
+
+def _spawn_parent(marker: str, start_new_session: bool) -> subprocess.Popen:
+    """A stand-in harness that starts `sleep 60` through tied.popen, says when it did, then
+    waits to be killed."""
+    code = textwrap.dedent(f"""
+        import signal, subprocess, sys, time
+        sys.path.insert(0, {str(REPO / 'python')!r})
+        from taskbench import tied
+        tied.popen(["sleep", "60"], signal.SIGKILL, start_new_session={start_new_session})
+        print("started", flush=True)
+        time.sleep(60)
+    """)
+    env = dict(os.environ, **{PROBE: marker})
+    parent = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline().strip() == "started"
+    return parent
+
+
+@pytest.mark.skipif(not tied.supported(), reason="PR_SET_PDEATHSIG is Linux only")
+@pytest.mark.parametrize("start_new_session", [True, False])
+def test_a_tied_child_dies_with_its_sigkilled_parent(start_new_session):
+    marker = leftovers.new_marker()
+    parent = _spawn_parent(marker, start_new_session)
+    try:
+        children = [p for p in leftovers.processes_with(PROBE, marker) if p != parent.pid]
+        assert len(children) == 1  # the sleep
+        parent.kill()
+        parent.wait()
+        assert leftovers.wait_until_gone(PROBE, marker, 2.0) == [], "the child outlived its parent"
+    finally:
+        leftovers.kill_all(PROBE, marker)
+
+
+def test_an_untied_child_would_have_survived():
+    """What the tie fixes: the same start without it leaves the child running."""
+    marker = leftovers.new_marker()
+    code = ("import subprocess; subprocess.Popen(['sleep', '60'], start_new_session=True, "
+            "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print('started', flush=True)")
+    env = dict(os.environ, **{PROBE: marker})
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "started"
+    try:
+        time.sleep(0.2)
+        assert len(leftovers.processes_with(PROBE, marker)) == 1
+    finally:
+        assert leftovers.kill_all(PROBE, marker) == 1
+
+
+def test_leftovers_are_found_wherever_they_went():
+    """A grandchild in a session of its own, orphaned at once: no process group reaches it, the
+    marker does."""
+    marker = leftovers.new_marker()
+    env = dict(os.environ, **{PROBE: marker})
+    code = ("import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; "
+            "time.sleep(60)'], start_new_session=True)")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    (pid,) = leftovers.processes_with(PROBE, marker)
+    assert "python" in leftovers.describe(pid)
+    assert leftovers.kill_all(PROBE, marker) == 1
+    assert leftovers.processes_with(PROBE, marker) == []
+
+
+
+def test_the_guard_kills_what_the_harness_started_when_the_harness_dies():
+    """A process in a session of its own that no tie reaches (a rank behind an mpirun): the
+    guard ends it once the harness is SIGKILLed, then ends itself."""
+    marker = leftovers.new_marker()
+    code = textwrap.dedent(f"""
+        import os, subprocess, sys
+        sys.path.insert(0, {str(REPO / 'python')!r})
+        from taskbench import guard
+        mark = guard.harness_marker()
+        env = dict(os.environ, **{{guard.HARNESS_MARK_VARIABLE: mark}})
+        subprocess.Popen(["sleep", "60"], env=env, start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print(guard._guard.pid, flush=True)
+        sys.stdin.read()
+    """)
+    env = dict(os.environ, **{PROBE: marker})
+    harness = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    guard_pid = int(harness.stdout.readline())
+    try:
+        (sleeper,) = [p for p in leftovers.processes_with(PROBE, marker) if p != harness.pid]
+        time.sleep(0.2)
+        assert os.path.exists(f"/proc/{sleeper}"), "the sleeper should live while the harness does"
+        harness.kill()
+        harness.wait()
+        assert leftovers.wait_until_gone(PROBE, marker, 1.0) == []
+        deadline = time.monotonic() + 2
+        while os.path.exists(f"/proc/{guard_pid}") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        state = open(f"/proc/{guard_pid}/stat").read().split()[2] if os.path.exists(f"/proc/{guard_pid}") else "gone"
+        assert state in ("gone", "Z"), "the guard outlived its work"
+    finally:
+        leftovers.kill_all(PROBE, marker)
