@@ -40,7 +40,7 @@ stage "unit tests (ASan+UBSan)" ctest --test-dir build-asan --output-on-failure 
 stage "native runtime tests (TSan)" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 stage "core unit tests (TSan)" ctest --test-dir build-tsan-native --output-on-failure -j "$jobs" -R '^(Dgemm|Kernels)'
 stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan \
-  .venv/bin/python -m pytest tests/e2e/test_systems.py -q
+  .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py -q
 stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
   .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
 stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q
