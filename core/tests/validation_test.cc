@@ -202,15 +202,17 @@ taskbench::App* app_with_fault(const char* spec) {
   return new taskbench::App(7, const_cast<char**>(argv));
 }
 
-// Runs row 0, then (1, 0), then (1, 1).
-void run_two_rows(const TaskGraph& g) {
+// Runs row 0, then (1, 0), then (1, 1), calling after_task(t, i) after each of row 1.
+void run_two_rows(const TaskGraph& g, void (*after_task)(long t, long i) = [](long, long) {}) {
   std::vector<char> a(16), b(16), c(16);
   g.execute_point(0, 0, a.data(), 16, nullptr, nullptr, 0, nullptr, 0);
   g.execute_point(0, 1, b.data(), 16, nullptr, nullptr, 0, nullptr, 0);
   const char* in[] = {a.data(), b.data()};
   size_t sizes[] = {16, 16};
-  g.execute_point(1, 0, c.data(), 16, in, sizes, 2, nullptr, 0);
-  g.execute_point(1, 1, c.data(), 16, in, sizes, 2, nullptr, 0);
+  for (long i = 0; i < 2; ++i) {
+    g.execute_point(1, i, c.data(), 16, in, sizes, 2, nullptr, 0);
+    after_task(1, i);
+  }
 }
 
 TEST(FaultSwitchDeathTest, MalformedValueIsOneLineAndStatus2) {
@@ -223,16 +225,7 @@ TEST(FaultSwitchDeathTest, KillEndsTheProcessAtThatTaskWithSigkill) {
   // (1, 0) runs (and would print) first: only (1, 1) kills.
   auto run = [] {
     std::unique_ptr<taskbench::App> app(app_with_fault("kill:0,1,1"));
-    const TaskGraph& g = app->graphs()[0];
-    std::vector<char> a(16), b(16), c(16);
-    g.execute_point(0, 0, a.data(), 16, nullptr, nullptr, 0, nullptr, 0);
-    g.execute_point(0, 1, b.data(), 16, nullptr, nullptr, 0, nullptr, 0);
-    const char* in[] = {a.data(), b.data()};
-    size_t sizes[] = {16, 16};
-    g.execute_point(1, 0, c.data(), 16, in, sizes, 2, nullptr, 0);
-    std::fprintf(stderr, "(1, 0) done\n");
-    g.execute_point(1, 1, c.data(), 16, in, sizes, 2, nullptr, 0);
-    std::fprintf(stderr, "(1, 1) done\n");
+    run_two_rows(app->graphs()[0], [](long t, long i) { std::fprintf(stderr, "(%ld, %ld) done\n", t, i); });
   };
   EXPECT_EXIT(run(), ::testing::KilledBySignal(SIGKILL), "^\\(1, 0\\) done\n$");
 }
