@@ -2,7 +2,9 @@
 // only (MPI_THREAD_FUNNELED); each step's tasks of a rank are shared out by an OpenMP
 // worksharing loop. One parallel region for the whole run; per step: master completes the
 // previous step's sends, posts this step's messages and waits for the receives; barrier; the
-// threads share the tasks; barrier (so the master sends only finished outputs).
+// threads share the tasks; barrier (so the master sends only finished outputs). A step with no
+// message in or out of this rank skips the master's part and its barrier, so one rank x N
+// threads costs one barrier per step, as openmp_for.
 #include <omp.h>
 
 #include <cstdlib>
@@ -40,17 +42,30 @@ int main(int argc, char** argv) {
     {
       // libgomp's barrier makes a futex syscall even in a team of one: skip it there.
       const bool team = omp_get_num_threads() > 1;
+      bool sent_last_step = false;  // its sends read the field this step's tasks write
       for (long t = 0; t < steps; ++t) {
+        // Every thread computes the same answer: the plans are shared and read-only.
+        bool messages = false;
+        for (auto& g : graphs)
+          if (g->has_step(t)) messages = messages || g->plan(t).has_messages();
+        const bool exchange = messages || sent_last_step;
+        if (exchange) {
 #pragma omp master
-        {
-          for (auto& g : graphs) g->wait_sends();  // their field is written again this step
-          for (auto& g : graphs)
-            if (g->has_step(t)) g->post(g->plan(t));
-          for (auto& g : graphs) g->wait_receives();
-        }
-        if (team) {
+          {
+            for (auto& g : graphs) g->wait_sends();
+            for (auto& g : graphs)
+              if (g->has_step(t)) g->post(g->plan(t));
+            for (auto& g : graphs) g->wait_receives();
+          }
+          // A step without messages (a single rank, or a pattern's local rows) needs only the
+          // barrier that closed the last one: the previous rows' outputs are complete.
+          if (team) {
 #pragma omp barrier
+          }
         }
+        sent_last_step = false;
+        for (auto& g : graphs)
+          if (g->has_step(t)) sent_last_step = sent_last_step || !g->plan(t).sends.empty();
         for (auto& g : graphs) {
           if (!g->has_step(t)) continue;
           const taskbench_mpi::StepPlan& plan = g->plan(t);

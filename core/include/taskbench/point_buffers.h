@@ -25,6 +25,8 @@ class PointBuffers {
   }
 
   const TaskGraph& graph() const { return graph_; }
+  // Bytes between two columns' outputs (each field holds max_width() of them).
+  static size_t stride(size_t output_bytes) { return round_up(output_bytes); }
   char* output(long t, long i) const {
     return outputs_.get() + (static_cast<size_t>(t % fields_) * graph_.max_width() + i) * stride_;
   }

@@ -38,6 +38,8 @@ struct StepPlan {
   std::vector<TaskPlan> tasks;
   std::vector<const char*> inputs;
   std::vector<uint32_t> waits;
+
+  bool has_messages() const { return !receives.empty() || !sends.empty(); }
 };
 
 struct GraphPlans {
