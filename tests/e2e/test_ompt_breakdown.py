@@ -78,15 +78,19 @@ def test_discovery_is_task_creation(tmp_path):
 
 @pytest.mark.parametrize("name", LLVM)
 def test_work_is_the_task_bodies(name, tmp_path):
-    kernel = ["-kernel", "compute_bound", "-iter"]
+    def best_of_3(iterations: str) -> dict:  # a shared machine may deschedule one run
+        runs = [run_with_tool(name, ["-worker", "1", *GRAPH, "-kernel", "compute_bound",
+                                     "-iter", iterations], tmp_path)[1]["breakdown"]
+                for _ in range(3)]
+        return min(runs, key=lambda b: b["seconds"]["elapsed"])
+
     # one thread: nobody to wait for, so tasks of ~50 us leave little else (with two threads on
     # a shared machine a descheduled peer makes real idle time)
-    _, big = run_with_tool(name, ["-worker", "1", *GRAPH, *kernel, "20000"], tmp_path)
-    s = big["breakdown"]["seconds"]
-    assert s["work"] > 0.8 * s["elapsed"], s
-    _, small = run_with_tool(name, ["-worker", "1", *GRAPH, *kernel, "2000"], tmp_path)
-    ratio = big["breakdown"]["ns_per_task"]["work"] / small["breakdown"]["ns_per_task"]["work"]
-    assert 4 < ratio < 25  # 10x the iterations, 10x the work per task, give or take noise
+    big = best_of_3("20000")
+    assert big["seconds"]["work"] > 0.8 * big["seconds"]["elapsed"], big["seconds"]
+    small = best_of_3("2000")
+    ratio = big["ns_per_task"]["work"] / small["ns_per_task"]["work"]
+    assert 4 < ratio < 25, (big["ns_per_task"], small["ns_per_task"])  # 10x the iterations
 
 
 def test_gcc_build_warns_and_reports_nothing(tmp_path):
