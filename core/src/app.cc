@@ -16,6 +16,7 @@
 #include "kernels/kernels.h"
 #include "report.h"
 #include "thread_state.h"
+#include "tool_report.h"
 #include "totals.h"
 #include "trace.h"
 #include "validate.h"
@@ -196,10 +197,18 @@ void App::report(double elapsed_seconds, const std::vector<long long>& executed)
       _exit(kValidationExitCode);
     }
   }
+  // Tools loaded through OMP_TOOL_LIBRARIES (e.g. the OMPT breakdown) add their members here:
+  // looked up once, now, so a run without a tool pays nothing per task.
+  std::vector<std::pair<std::string, std::string>> system_report = impl_->system_report;
+  const std::string tool_lines = merge_tool_reports(&system_report);
   const ReportInput in{&impl_->options, &impl_->graphs, &impl_->command, &totals, elapsed_seconds,
                        impl_->config.nodes, impl_->ranks, impl_->threads_per_rank,
-                       !impl_->config.skip_graph_validation, &impl_->system_report};
+                       !impl_->config.skip_graph_validation, &system_report};
   print_summary(in);
+  if (!tool_lines.empty()) {
+    std::fputs(tool_lines.c_str(), stdout);
+    std::fflush(stdout);
+  }
   if (!impl_->config.json_path.empty()) {
     const std::string text = report_json(in);
     std::FILE* f = std::fopen(impl_->config.json_path.c_str(), "w");
