@@ -13,6 +13,7 @@ core's (taskbench._core), so a Python system behaves like a C++ one.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -140,10 +141,26 @@ def warm_up(pool, workers: int, rounds: int = 20) -> None:
             return
 
 
-def failed_workers_status(exit_codes: list) -> int:
-    """The driver's exit status once a worker process died: the core's validation status when
-    a worker ended with it (the worker printed the line), else 1."""
-    return VALIDATION_EXIT if VALIDATION_EXIT in exit_codes else 1
+def end_after_failed_workers(exit_codes: dict, message: str) -> None:
+    """Ends the driver once worker processes died (exit_codes: pid -> code, negative for a
+    signal). A worker that failed validation printed the line that says why, which stays last:
+    the driver exits 3 too. A worker killed by a signal: the driver names it and dies of the
+    same signal, so the harness reports the run as the kill it was. Otherwise: the message."""
+    codes = list(exit_codes.values())
+    if VALIDATION_EXIT in codes:
+        sys.exit(VALIDATION_EXIT)
+    # The pool sends SIGTERM to the survivors once one died: the first death is another signal.
+    signalled = sorted(((pid, code) for pid, code in exit_codes.items() if code is not None and code < 0),
+                       key=lambda pc: -pc[1] == signal.SIGTERM)
+    for pid, code in signalled[:1]:
+        name = signal.Signals(-code).name
+        sys.stderr.write(f"taskbench: worker process {pid} was killed by {name}\n")
+        sys.stderr.flush()
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):  # the two that have no handler
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    sys.stderr.write(f"taskbench: {message}\n")
+    sys.exit(1)
 
 
 def missing_engine(package: str, extra: str) -> None:

@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from taskbench._core import tracing
-from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, failed_workers_status,
+from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
                            run_task, run_task_in_worker, wall_time, warm_up, worker_setup)
 
 
@@ -96,8 +96,7 @@ def main() -> None:
             try:
                 elapsed, executed = run(pool, app.graphs, processes, workers)
             except BrokenProcessPool as exc:
-                sys.stderr.write(f"taskbench: a worker process died ({exc})\n")
-                sys.exit(failed_workers_status(exit_codes(pool)))
+                end_after_failed_workers(exit_codes(pool), f"a worker process died ({exc})")
         app.report(elapsed, executed)
     else:
         with ThreadPoolExecutor(workers) as pool:
@@ -105,13 +104,13 @@ def main() -> None:
         app.report(elapsed)
 
 
-def exit_codes(pool) -> list:
+def exit_codes(pool) -> dict:
     """Exit codes of the pool's processes. concurrent.futures does not publish its processes;
     their Process objects (_processes) are the only place their exit codes are kept."""
-    codes = []
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    codes = {}
+    for pid, process in list((getattr(pool, "_processes", None) or {}).items()):
         process.join(5)  # the pool's own thread reaps them; a dead one is done at once
-        codes.append(process.exitcode)
+        codes[pid] = process.exitcode
     return codes
 
 
