@@ -3,6 +3,7 @@
 Systems are interleaved in each round and the best of N rounds is kept. Prints figures only.
 
     python3 bench/system_overhead.py [--rounds 7] [--steps 1000] [--pattern stencil_1d] [--build build]
+                                     [--systems serial,python_serial]
 """
 from __future__ import annotations
 
@@ -32,9 +33,16 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--pattern", default="stencil_1d")
     ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--systems", help="comma-separated names (default: every available local system)")
     args = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
     systems = local_systems(args.build)
+    if args.systems:
+        wanted = args.systems.split(",")
+        unknown = set(wanted) - {s.name for s in systems}
+        if unknown:
+            sys.exit(f"not available here as local systems: {', '.join(sorted(unknown))}")
+        systems = [s for s in systems if s.name in wanted]
     best: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"

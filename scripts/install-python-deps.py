@@ -1,4 +1,6 @@
-"""Installs the harness's Python dependencies (pyproject.toml) that are missing, and pytest."""
+"""Installs the harness's Python dependencies (pyproject.toml) that are missing, and pytest:
+the project's dependencies, every optional group, and what the build needs (nanobind for
+taskbench._core: the CMake build in this venv finds it here)."""
 import importlib.metadata
 import subprocess
 import sys
@@ -9,7 +11,9 @@ root = Path(__file__).resolve().parents[1]
 wanted = ["pytest"]
 pyproject = root / "pyproject.toml"
 if pyproject.exists():
-    project = tomllib.loads(pyproject.read_text()).get("project", {})
+    document = tomllib.loads(pyproject.read_text())
+    wanted += [r for r in document.get("build-system", {}).get("requires", [])]
+    project = document.get("project", {})
     wanted += project.get("dependencies", [])
     for extra in project.get("optional-dependencies", {}).values():
         wanted += extra

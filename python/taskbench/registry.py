@@ -41,6 +41,7 @@ class System:
     ranks: int | None = None  # default MPI ranks (mpirun/srun launchers)
     threads_per_rank: int | None = None
     mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
+    requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False
@@ -108,6 +109,13 @@ def _launcher_reason(system: System) -> str:
             return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
     if system.launcher == "srun" and shutil.which("srun") is None:
         return "srun not found on PATH (not on a Slurm cluster)"
+    if system.requires and system.binary_path is not None:
+        from taskbench.python_modules import interpreter_of, missing_modules
+        interpreter = interpreter_of(system.binary_path) or sys.executable
+        missing = missing_modules(interpreter, tuple(system.requires))
+        if missing:
+            return (f"Python module(s) {', '.join(missing)} not installed for {interpreter} "
+                    f"(scripts/install-deps.sh, or pip install {' '.join(missing)})")
     return ""
 
 

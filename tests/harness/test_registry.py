@@ -116,3 +116,23 @@ def test_metg_on_unavailable_system_is_one_line_error(cli, fake_systems):
     assert code == 4
     assert err.strip().splitlines()[-1].startswith("taskbench: system 'ghost' is not available")
     assert "Traceback" not in err
+
+
+def test_python_system_missing_its_module_says_what_to_install(tmp_path):
+    import sys
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    systems = tmp_path / "systems"
+    # One launcher on this interpreter (asked in-process), one on another path to it (asked
+    # through a subprocess): both must name the missing module and only that one.
+    for name, interpreter in (("here", sys.executable), ("there", str(Path(sys.executable).resolve()))):
+        launcher = bin_dir / name
+        launcher.write_text(f"#!{interpreter}\n")
+        launcher.chmod(0o755)
+        write_entry(systems, name, f'[[system]]\nname = "{name}"\nrequires = ["json", "no_such_engine_xyz"]\n')
+    reg = Registry(Layout(bin_dir, systems, {}, None, None, "build-dir"))
+    for name in ("here", "there"):
+        s = reg.get(name)
+        assert not s.available
+        assert s.reason.startswith("Python module(s) no_such_engine_xyz not installed for ")
+        assert "pip install no_such_engine_xyz" in s.reason

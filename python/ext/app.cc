@@ -1,0 +1,92 @@
+// App: the C++ App over a Python argv. Flags, help, graph checks, the summary lines, -json,
+// -trace and the exit statuses are the core's own, so a Python system behaves like a C++ one.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bindings.h"
+#include "taskbench/app.h"
+
+namespace nb = nanobind;
+
+namespace taskbench_py {
+namespace {
+
+// (name, value_name, help, min, max): value_name "" makes a switch, as in SystemFlag.
+using FlagSpec = std::tuple<std::string, std::string, std::string, long, long>;
+
+taskbench::AppOptions options_of(const std::string& system, const std::vector<FlagSpec>& flags,
+                                 bool width_defaults_to_cores, const std::string& version) {
+  taskbench::AppOptions options;
+  options.system = system;
+  options.width_defaults_to_cores = width_defaults_to_cores;
+  options.version = version;
+  for (const auto& [name, value_name, help, lo, hi] : flags)
+    options.flags.push_back({name, value_name, help, lo, hi});
+  return options;
+}
+
+// On a bad flag or -h the core prints and exits the process, as a C++ system does: Python has
+// printed nothing yet, so nothing of its output is lost.
+void construct(taskbench::App* self, std::vector<std::string> argv, const std::string& system,
+               const std::vector<FlagSpec>& flags, bool width_defaults_to_cores,
+               const std::string& version) {
+  std::vector<char*> pointers;
+  for (std::string& a : argv) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  // The App copies argv; it is neither copyable nor movable, so it is built in place.
+  new (self) taskbench::App(static_cast<int>(argv.size()), pointers.data(),
+                            options_of(system, flags, width_defaults_to_cores, version));
+}
+
+void report(const taskbench::App& app, double elapsed, const std::optional<std::vector<long long>>& executed) {
+  std::fflush(stdout);
+  if (executed)
+    app.report(elapsed, *executed);
+  else
+    app.report(elapsed);
+  std::fflush(stdout);  // before anything Python prints after it
+}
+
+}  // namespace
+
+void bind_app(nb::module_& m) {
+  nb::class_<taskbench::App>(m, "App", "The run's flags and graphs, and its report (SPEC.md §4, §5).")
+      .def("__init__", &construct, nb::arg("argv"), nb::arg("system"),
+           nb::arg("flags") = std::vector<FlagSpec>{}, nb::arg("width_defaults_to_cores") = false,
+           nb::arg("version") = "",
+           "Parses argv (argv[0] is the program name). flags: (name, value_name, help, min, max) "
+           "per system flag, value_name '' for a switch.")
+      .def_prop_ro("graphs", &taskbench::App::graphs, "The graphs of the run (-and separates them).")
+      .def("flag", &taskbench::App::flag, nb::arg("name"), nb::arg("default"),
+           "A system flag's value (1 for a given switch), or default when absent.")
+      .def_prop_ro("verbosity", &taskbench::App::verbosity)
+      .def_prop_ro("nodes", &taskbench::App::nodes)
+      .def("display",
+           [](const taskbench::App& app) {
+             app.display();
+             std::fflush(stdout);
+           },
+           "Prints the configuration (every task's dependencies with -vv).")
+      .def("set_parallelism", &taskbench::App::set_parallelism, nb::arg("ranks"), nb::arg("threads_per_rank"),
+           "Cores the run uses, for the task granularity in the report.")
+      .def("add_report_json", &taskbench::App::add_report_json, nb::arg("key"), nb::arg("json_value"),
+           "Adds a member (valid JSON text) to the report's system_report.")
+      .def("local_executed", &taskbench::App::local_executed, nb::arg("graph_index"),
+           "Tasks of a graph that this process executed.")
+      .def("report", &report, nb::arg("elapsed_seconds"), nb::arg("executed_per_graph") = nb::none(),
+           "Checks every task ran once (counted in this process, or the counts given, gathered "
+           "from worker processes), prints the summary, writes -json and -trace. A count that "
+           "does not match ends the process with status 3.");
+}
+
+}  // namespace taskbench_py

@@ -1,0 +1,19 @@
+"""python_serial: one Python thread runs every task, row by row (graphs interleaved per
+timestep), on buffers the core owns: the per-task floor of the Python binding, as serial is
+the floor of the C++ systems."""
+from taskbench.app import App, max_timesteps, rows, wall_time
+from taskbench._core import PointBuffers
+
+app = App()
+app.display()
+buffers = [(g, PointBuffers(g)) for g in app.graphs]
+steps = max_timesteps(app.graphs)
+
+start = wall_time()
+for t in range(steps):
+    for g, b in buffers:
+        if t < g.timesteps:
+            run = b.run
+            for i in rows(g, t):
+                run(t, i)
+app.report(wall_time() - start)
