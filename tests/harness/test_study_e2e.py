@@ -26,7 +26,7 @@ def test_study_imbalance_quick(cli, bin_dir, tmp_path):
     assert code == 0, err
     reasons = _available()
     rows = {(r[0], r[1]): r for r in _rows(out)}
-    assert set(rows) == {(p, s) for p in imbalance.PATTERNS for s in imbalance.SYSTEMS}
+    assert set(rows) == {(imbalance.label(p), s) for p in imbalance.PATTERNS for s in imbalance.SYSTEMS}
     for (pattern, system), row in rows.items():
         if reasons[system]:
             assert row[2] == f"not available: {reasons[system]}"
@@ -90,6 +90,11 @@ def test_unavailable_system_is_a_row_with_its_reason(cli, fake_systems):
     code, out, err = cli("-q", "study", "imbalance", "--quick", "--systems", "serial,ghost")
     assert code == 0, err
     rows = {(r[0], r[1]): r for r in _rows(out)}
-    assert rows[("nearest", "ghost")][2].startswith("not available: not built")
-    assert float(rows[("nearest", "serial")][3]) > 0
+    assert rows[("nearest radix 5", "ghost")][2].startswith("not available: not built")
+    assert float(rows[("nearest radix 5", "serial")][3]) > 0
     assert "warning: ghost is not available" in err
+
+
+def test_bare_resume_needs_an_unfinished_study_of_that_preset(cli):
+    code, _, err = cli("study", "discovery", "--resume")
+    assert code == 2 and "no unfinished discovery study" in err

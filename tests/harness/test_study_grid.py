@@ -22,18 +22,19 @@ def test_imbalance_quick_grid_is_exact():
         for rep in (0, 1) for p in ("stencil_1d", "nearest") for x in (0.0, 2.0) for s in ("a", "b")]
     assert runs[0].flags == ("-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel",
                              "load_imbalance", "-iter", "1024", "-imbalance", "0")
-    assert runs[-1].flags[-1] == "2" and runs[-1].flags[5] == "nearest"
+    assert runs[-1].flags == ("-steps", "6", "-width", "4", "-type", "nearest", "-radix", "5", "-kernel",
+                              "load_imbalance", "-iter", "1024", "-imbalance", "2")
     assert not any(r.breakdown for r in runs)
 
 
 def test_imbalance_full_grid():
-    runs = imbalance.grid(list(imbalance.SYSTEMS), quick=False, reps=3)
-    assert len(runs) == 8 * 2 * 4 * 3
+    runs = imbalance.grid(list(imbalance.SYSTEMS), quick=False, reps=imbalance.STUDY.reps)
+    assert len(runs) == 8 * 2 * 4 * 5
     assert {(r.point["pattern"], r.point["imbalance"]) for r in runs} == {
         (p, x) for p in ("stencil_1d", "nearest") for x in (0.0, 0.5, 1.0, 2.0)}
-    one = next(r for r in runs if r.key == "mpi_p2p/pattern=nearest/imbalance=0.5/rep=2")
-    assert one.flags == ("-steps", "300", "-width", "8", "-type", "nearest", "-kernel", "load_imbalance",
-                         "-iter", "65536", "-imbalance", "0.5")
+    one = next(r for r in runs if r.key == "mpi_p2p/pattern=nearest/imbalance=0.5/rep=4")
+    assert one.flags == ("-steps", "300", "-width", "8", "-type", "nearest", "-radix", "5", "-kernel",
+                         "load_imbalance", "-iter", "65536", "-imbalance", "0.5")
     assert len({r.key for r in runs}) == len(runs)
 
 
@@ -44,8 +45,8 @@ def test_discovery_grids_ask_for_the_breakdown():
         ("native/iter=1024/rep=0", True), ("openmp_task/iter=1024/rep=0", True)]
     assert quick[0].flags == ("-steps", "20", "-width", "4", "-type", "stencil_1d", "-kernel",
                               "compute_bound", "-iter", "64")
-    full = discovery.grid(list(discovery.SYSTEMS), quick=False, reps=3)
-    assert len(full) == 4 * 3 * 3
+    full = discovery.grid(list(discovery.SYSTEMS), quick=False, reps=discovery.STUDY.reps)
+    assert len(full) == 4 * 3 * 5
     assert sorted({r.point["iter"] for r in full}) == [256, 2048, 16384]
     assert {r.flags[1] for r in full} == {"1000"}
 

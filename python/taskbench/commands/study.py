@@ -60,7 +60,8 @@ def _request(args, study) -> tuple[list[str], int, int]:
 def _campaign(args, ctx, study) -> str:
     store = ctx.store
     if args.resume is not None:
-        target = campaign.resume_target(store, execute.KIND, args.resume or None)
+        target = (campaign.resume_target(store, execute.KIND, args.resume) if args.resume
+                  else execute.latest_unfinished(store, study.name))
         if target["params"].get("study") != study.name:
             raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
                             f"not {study.name}", EXIT_USAGE)

@@ -57,7 +57,7 @@ def per_task(run: dict | None) -> dict | None:
     if cell(run):
         return None
     found = discovery_of(run)
-    if found is None:
+    if found is None or not run.get("elapsed_seconds") or run.get("granularity_seconds") is None:
         return None
     return {"discovery_ns": found.ns_per_task, "granularity_ns": 1e9 * run["granularity_seconds"],
             "share": found.seconds / run["elapsed_seconds"], "source": found.source}
@@ -88,7 +88,8 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
                 continue
             ratio = (f"{figures['discovery_ns'] / persistent['discovery_ns']:.1f}x"
                      if persistent and persistent["discovery_ns"] > 0 else "—")
-            rows.append([it, system, _granularity(run), units.seconds(figures["discovery_ns"] / 1e9), f"{figures['share']:.0%}", ratio, split, note])
+            rows.append([it, system, _granularity(run), units.seconds(figures["discovery_ns"] / 1e9),
+                         f"{figures['share']:.0%}", ratio, split, note])
     return columns, rows
 
 
@@ -127,5 +128,5 @@ STUDY = Study(
     name="discovery",
     title="Task-graph discovery vs execution per task",
     paper="openmp-tdg-discovery-icpp23.txt: a persistent graph cuts discovery overhead up to 15x",
-    systems=SYSTEMS, reps=3, quick_reps=1, breakdown=True,
+    systems=SYSTEMS, reps=5, quick_reps=1, breakdown=True,
     grid=grid, table=table, findings=findings, figure=figure)

@@ -68,6 +68,14 @@ def unfinished_like(store, params: dict) -> dict | None:
     return candidates[-1] if candidates else None
 
 
+def latest_unfinished(store, study: str) -> dict:
+    """The campaign a bare `--resume` continues: the latest unfinished one of this study."""
+    candidates = [c for c in store.campaigns(KIND) if c["status"] == "running" and c["params"].get("study") == study]
+    if not candidates:
+        raise UserError(f"no unfinished {study} study in {store.path} to resume")
+    return candidates[-1]
+
+
 def _order(grid: list[PlannedRun], name: str) -> list[PlannedRun]:
     """Repetition by repetition, each shuffled (seeded by the campaign name, so a resumed study
     replays the same order): systems and points interleave, and no system always runs first."""

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 from taskbench.plots import style  # noqa: E402
 
 
-def imbalance(result, patterns, relative_to_balanced) -> Figure | None:
+def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
     """Time per unit of work relative to the balanced run vs imbalance, a panel per pattern."""
     levels = sorted({p["imbalance"] for p in result.points()})
     shown = [p for p in patterns if any(q["pattern"] == p for q in result.points())]
@@ -30,7 +30,7 @@ def imbalance(result, patterns, relative_to_balanced) -> Figure | None:
         ax.axhline(1.0, color="grey", linestyle=":", linewidth=0.8)
         ax.set_xlabel("load imbalance (-imbalance)")
         ax.set_ylabel("time per work vs balanced run")
-        ax.set_title(pattern, fontsize=10)
+        ax.set_title(label(pattern), fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     if not drawn:
