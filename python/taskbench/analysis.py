@@ -14,6 +14,14 @@ from taskbench.sweep import SweepParams, best_of
 POINT_SPREAD_WARNING = 0.25
 
 
+def background_load(runs: list[dict]) -> float | None:
+    """Cores' worth of CPU other processes used during these runs (wall-weighted)."""
+    measured = [(r["background_load"], r["wall_seconds"]) for r in runs
+                if r.get("background_load") is not None and r.get("wall_seconds")]
+    total = sum(w for _, w in measured)
+    return sum(b * w for b, w in measured) / total if total else None
+
+
 @dataclass
 class SystemCurve:
     system: str
@@ -41,11 +49,7 @@ class CampaignAnalysis:
 
     @property
     def background_load(self) -> float | None:
-        """Cores' worth of CPU other processes used during the campaign's runs (wall-weighted)."""
-        measured = [(r["background_load"], r["wall_seconds"]) for r in self.runs
-                    if r.get("background_load") is not None and r.get("wall_seconds")]
-        total = sum(w for _, w in measured)
-        return sum(b * w for b, w in measured) / total if total else None
+        return background_load(self.runs)
 
     @property
     def nodes(self) -> int:

@@ -10,11 +10,11 @@ import sys
 import threading
 
 from taskbench import __version__
-from taskbench.commands import campaigns, compare, export, metg, peak, report, run, systems
+from taskbench.commands import campaigns, compare, export, metg, peak, report, run, study, systems
 from taskbench.context import make_context
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError
 
-COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, report, compare,
+COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, study, report, compare,
                                                       export, campaigns)}
 
 

@@ -34,6 +34,16 @@ class Layout:
     source_root: Path | None = None
     mode: str = "checkout"  # "build-dir" | "installed" | "checkout"
 
+    @property
+    def build_dir(self) -> Path | None:
+        """The build folder (what "{build}" means in registry values): where
+        taskbench-build.json is, else the folder holding bin/."""
+        if self.build_info_path is not None:
+            return self.build_info_path.parent
+        if self.bin_dir is None:
+            return None
+        return self.bin_dir.parent if self.bin_dir.name == "bin" else self.bin_dir
+
     def describe(self) -> str:
         where = self.bin_dir if self.bin_dir else "no executables found"
         return f"{self.mode}: executables in {where}, registry in {self.systems_dir}"

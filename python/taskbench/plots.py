@@ -22,7 +22,7 @@ from taskbench.kernels import unit  # noqa: E402
 _MARKERS = "osD^v<>pPX*h"
 
 
-def _style(i: int) -> dict:
+def style(i: int) -> dict:
     return {"marker": _MARKERS[i % len(_MARKERS)], "markersize": 4, "linewidth": 1.2}
 
 
@@ -39,7 +39,7 @@ def throughput_vs_size(analysis) -> Figure | None:
         low = [m - min(curve.throughput[it]) for m, it in zip(mean, its)]
         high = [max(curve.throughput[it]) - m for m, it in zip(mean, its)]
         ax.errorbar(its, mean, yerr=[low, high], label=f"{curve.system} ({curve.cores} cores)",
-                    capsize=2, **_style(i))
+                    capsize=2, **style(i))
         drawn = True
     if not drawn:
         return None
@@ -72,7 +72,7 @@ def efficiency_vs_granularity(analysis) -> Figure | None:
                 continue
             line, = ax.plot([pt.granularity for pt in pts], [pt.efficiency * 100 for pt in pts],
                             color=color, alpha=0.85, label=curve.system if color is None else None,
-                            **_style(i))
+                            **style(i))
             color = line.get_color()
             drawn = True
         if curve.summary and curve.summary.median is not None and color is not None:
@@ -112,7 +112,7 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure | No
         xs = sorted(points)
         med = [points[x][0] for x in xs]
         err = [[points[x][0] - points[x][1] for x in xs], [points[x][2] - points[x][0] for x in xs]]
-        ax.errorbar(xs, med, yerr=err, label=name, capsize=2, **_style(i))
+        ax.errorbar(xs, med, yerr=err, label=name, capsize=2, **style(i))
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"METG({threshold:.0%}) (s)")

@@ -17,6 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from taskbench.breakdown import parse_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.locations import Layout
 
@@ -42,6 +43,9 @@ class System:
     threads_per_rank: int | None = None
     mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
     requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
+    # How to ask for a work/overhead/idle/discovery breakdown (`run --breakdown`, studies):
+    # {args = [...], env = {...}, requires = [...]}, "{build}" standing for the build folder.
+    breakdown: dict | None = None
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False
@@ -69,6 +73,8 @@ def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
         raise UserError(f"{source}: system '{entry['name']}': 'args' must be a list of strings",
                         EXIT_ENVIRONMENT)
     known["args"] = [str(a) for a in args]
+    if "breakdown" in known:
+        known["breakdown"] = parse_breakdown(known["breakdown"], f"{source}: system '{entry['name']}'")
     return System(folder=folder, extra=extra, **known)
 
 

@@ -3,15 +3,15 @@ base64 PNG) with the METG tables, the failures and the machine's provenance."""
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-import re
 from pathlib import Path
 
 from taskbench import units
 from taskbench.analysis import analyze
 from taskbench.kernels import unit
+from taskbench.report_html import Figures, html_table
+from taskbench.report_studies import breakdown_section, study_sections
+from taskbench.studies import execute, results
 from taskbench.tables import campaign_title, failures_table, metg_table
 
 _CSS = """
@@ -24,39 +24,6 @@ img { max-width: 100%; }
 .warn { color: #a15c00; }
 .muted { color: #777; font-size: 0.85em; }
 """
-
-
-def _table(columns, rows) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row)
-                   + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
-
-
-class _Figures:
-    """Saves each figure as PNG + SVG next to the page and returns the inlined <figure>."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.files: list[Path] = []
-
-    def add(self, name: str, fig, caption: str) -> str:
-        if fig is None:
-            return ""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        png, svg = self.folder / f"{_slug(name)}.png", self.folder / f"{_slug(name)}.svg"
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=110)
-        png.write_bytes(buffer.getvalue())
-        fig.savefig(svg, format="svg")
-        self.files += [png, svg]
-        data = base64.b64encode(buffer.getvalue()).decode("ascii")
-        return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
 
 def _provenance(store, analyses) -> str:
@@ -72,7 +39,7 @@ def _provenance(store, analyses) -> str:
                      " / ".join(f"{x:.0f} ns" for x in latency if x is not None) or "-",
                      (ok or {}).get("compiler"), tb.get("build_flags"), tb.get("blas"),
                      c.get("git_revision")])
-    return _table(["campaign", "created", "host", "CPU", "cores", "memory", "OS",
+    return html_table(["campaign", "created", "host", "CPU", "cores", "memory", "OS",
                    "core-to-core (start / end)", "compiler", "build flags", "BLAS", "git revision"],
                   rows)
 
@@ -90,25 +57,27 @@ def _peaks(store) -> str:
             rows.append([c["name"], kernel, system, cores, units.rate(value, unit(kernel)), c["machine"].get("hostname")])
     if not rows:
         return "<p class='muted'>No stored peak runs: efficiencies are relative to the best run of each campaign.</p>"
-    return _table(["campaign", "kernel", "system", "cores", "best", "host"], rows)
+    return html_table(["campaign", "kernel", "system", "cores", "best", "host"], rows)
 
 
 def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console) -> Path:
     html_path = Path(html_path)
-    names = campaign_names or [c["name"] for c in store.campaigns("metg")]
-    analyses = [analyze(store, n) for n in names if store.campaign(n)["kind"] == "metg"]
+    names = campaign_names or [c["name"] for c in store.campaigns()]
+    kinds = {n: store.campaign(n)["kind"] for n in names}
+    analyses = [analyze(store, n) for n in names if kinds[n] == "metg"]
+    study_results = [results.load(store, n) for n in names if kinds[n] == execute.KIND]
     try:
         from taskbench import plots
     except ImportError:
         plots = None
         console.warn("matplotlib is not installed: the report has tables but no figures")
-    figures = _Figures(html_path.with_name(html_path.stem + "_figures"))
-    parts = [f"<h1>taskbench report</h1><p class='muted'>{len(analyses)} METG campaign(s) from "
-             f"{html.escape(str(store.path))}</p>"]
+    figures = Figures(html_path.with_name(html_path.stem + "_figures"))
+    parts = [f"<h1>taskbench report</h1><p class='muted'>{len(analyses)} METG campaign(s), "
+             f"{len(study_results)} study campaign(s) from {html.escape(str(store.path))}</p>"]
     parts.append("<h2>METG</h2>")
     for a in analyses:
         parts.append(f"<h3>{html.escape(campaign_title(a))}</h3>")
-        parts.append(_table(*metg_table(a)))
+        parts.append(html_table(*metg_table(a)))
         for curve in a.curves.values():
             for w in curve.summary.warnings:
                 parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
@@ -127,11 +96,13 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
         if extra:
             parts.append("<h2>METG across campaigns</h2>")
             parts += [figures.add(n, f, caption) for n, f, caption in extra]
+    parts += study_sections(study_results, figures if plots else None)
+    parts += breakdown_section([r for n in names for r in store.runs(n, status="ok")])
     columns, rows = failures_table(analyses)
     parts.append(f"<h2>Failed runs ({len(rows)})</h2>")
-    parts.append(_table(columns, rows) if rows else "<p class='muted'>none</p>")
+    parts.append(html_table(columns, rows) if rows else "<p class='muted'>none</p>")
     parts.append("<h2>Peaks</h2>" + _peaks(store))
-    parts.append("<h2>Provenance</h2>" + _provenance(store, analyses))
+    parts.append("<h2>Provenance</h2>" + _provenance(store, [*analyses, *study_results]))
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>taskbench report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n")
     html_path.parent.mkdir(parents=True, exist_ok=True)

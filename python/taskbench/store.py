@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS campaigns (
   name TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,              -- metg | peak | run
+  kind TEXT NOT NULL,              -- metg | peak | run | study
   status TEXT NOT NULL,            -- running | done
   created TEXT NOT NULL,
   finished TEXT,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from taskbench import units
 from taskbench.kernels import unit
+from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
 
 
 def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
@@ -57,3 +58,23 @@ def campaign_title(analysis) -> str:
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {p.steps} steps x {p.width} wide, "
             f"{p.reps} reps, threshold {p.threshold:.0%}{noise}{unfinished}")
+
+
+def breakdown_table(runs: list[dict]) -> tuple[list[str], list[list]]:
+    """ns per task of work, overhead, idle and discovery for every run whose report has a
+    breakdown: the fastest run per (campaign, system, graph), systems of one graph on adjacent
+    rows so that native and OpenMP read side by side."""
+    best: dict[tuple, tuple[dict, dict]] = {}
+    for run in runs:
+        parts = breakdown_of(run)
+        if parts is None or run.get("elapsed_seconds") is None:
+            continue
+        key = (run.get("pattern") or "", run.get("steps") or 0, run.get("width") or 0,
+               run.get("iter") or 0, run["campaign"], run["system"])
+        if key not in best or run["elapsed_seconds"] < best[key][0]["elapsed_seconds"]:
+            best[key] = (run, parts)
+    columns = ["graph", "-iter", "campaign", "system", "tasks", *(f"{p} ns/task" for p in BREAKDOWN_PARTS)]
+    rows = [[f"{pattern}, {steps} x {width}", it, campaign, system, parts["tasks"],
+             *(f"{parts[p]:.1f}" for p in BREAKDOWN_PARTS)]
+            for (pattern, steps, width, it, campaign, system), (_, parts) in sorted(best.items())]
+    return columns, rows

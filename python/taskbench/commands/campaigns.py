@@ -9,7 +9,7 @@ from taskbench.errors import EXIT_OK
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("campaigns", parents=[common], help="list the stored campaigns")
-    p.add_argument("--kind", choices=["metg", "peak", "run"])
+    p.add_argument("--kind", choices=["metg", "peak", "run", "study"])
     return p
 
 
@@ -21,6 +21,7 @@ def main(args, ctx) -> int:
         statuses = Counter(r["status"] for r in runs)
         p = c["params"]
         what = (f"{p.get('pattern')}/{p.get('kernel')}" if c["kind"] == "metg"
+                else f"study {p.get('study')}" if c["kind"] == "study"
                 else p.get("kernel") or " ".join(p.get("flags", [])))
         rows.append([c["name"], c["kind"], c["status"], c["created"], ",".join(p.get("systems", [])),
                      what, len(runs), len(runs) - statuses.get("ok", 0)])

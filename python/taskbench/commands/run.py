@@ -7,14 +7,16 @@ goes to the system unchanged, so `taskbench run serial -h` shows the system's ow
 from __future__ import annotations
 
 from taskbench import campaign, units
+from taskbench.breakdown import with_breakdown
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE
 from taskbench.kernels import KERNELS, throughput, unit
 from taskbench.launch import LaunchOptions
 from taskbench.peak import load_peaks
+from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
 OPTIONS_WITH_VALUE = {"--timeout", "--ranks", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
-OPTIONS_WITHOUT_VALUE = {"-q", "--quiet"}
+OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 
 
 def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
@@ -50,17 +52,22 @@ def add_parser(subparsers, common):
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
+    p.add_argument("--breakdown", action="store_true",
+                   help="ask the system for its work/overhead/idle/discovery breakdown "
+                        "(its registry entry's `breakdown` key)")
     return p
 
 
 def main(args, ctx) -> int:
     system = ctx.registry.require_available(args.system)
+    if args.breakdown:
+        system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store
     flags = list(args.system_flags)
     name = args.campaign or campaign.new_name(store, "run", system.name)
     campaign.create(store, name, "run", {"systems": [system.name], "flags": flags,
                                          "ranks": args.ranks, "threads_per_rank": args.threads_per_rank,
-                                         "launcher": args.launcher},
+                                         "launcher": args.launcher, "breakdown": args.breakdown},
                     ctx.git_revision)
     stats = campaign.ExecutionStats()
     run = campaign.execute_one(store, system, flags, campaign=name, key="run", rep=None,
@@ -68,6 +75,9 @@ def main(args, ctx) -> int:
                                timeout=args.timeout, git_revision=ctx.git_revision, stats=stats)
     store.finish_campaign(name)
     show(ctx, run, name)
+    if args.breakdown and run["status"] == "ok" and breakdown_of(run) is None:
+        ctx.console.warn(f"{system.name} was asked for a breakdown but its report has none "
+                         "(system_report.breakdown)")
     if run["status"] == "bad_flags":
         return EXIT_USAGE
     return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
@@ -91,5 +101,8 @@ def show(ctx, run: dict, name: str) -> None:
             if peak and value is not None:
                 rows.append(["efficiency", f"{units.percent(value / peak)} of the stored peak "
                                            f"{units.rate(peak, unit(kernel))}"])
+        parts = breakdown_of(run)
+        if parts is not None:
+            rows.append(["breakdown (ns per task)", ", ".join(f"{p} {parts[p]:.1f}" for p in BREAKDOWN_PARTS)])
     rows.append(["stored", f"{ctx.store.path} campaign {name}, run id {run['id']}"])
     ctx.console.table(f"taskbench run {run['system']}", ["", "value"], rows)

@@ -1,0 +1,116 @@
+"""`taskbench study NAME`: a preset grid of runs reproducing a paper's figure, stored as a campaign
+of kind "study", its table printed at the end (taskbench.studies has the presets).
+
+Re-running the same request (preset, --quick, --systems, --reps) continues the latest unfinished
+campaign of it, as `--resume` does: stored runs are reused, only the missing ones run.
+"""
+
+from __future__ import annotations
+
+from taskbench import campaign, studies
+from taskbench.analysis import background_load
+from taskbench.commands.metg import BUSY_BACKGROUND
+from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.studies import execute, results
+
+DEFAULT_RETRIES = 2
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser("study", parents=[common], help="run a study preset (`--list` shows them)")
+    p.add_argument("name", nargs="?", help="the preset (see --list)")
+    p.add_argument("--list", action="store_true", help="list the presets")
+    p.add_argument("--systems", help="comma-separated systems instead of the preset's")
+    p.add_argument("--reps", type=int, help="repetitions of every run, the fastest counts "
+                                            "(default: the preset's; 1 with --quick)")
+    p.add_argument("--quick", action="store_true", help="the preset's small grid (tests, CI)")
+    p.add_argument("--retries", type=int,
+                   help="rounds of one more try for points whose fastest run shared the machine "
+                        "with other processes (default 2; 0 with --quick, whose runs are too short "
+                        "to measure that)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
+    p.add_argument("--campaign", help="name of a new campaign (default: study-NAME-TIME)")
+    p.add_argument("--resume", nargs="?", const="", metavar="NAME",
+                   help="continue a study campaign (default: the latest unfinished one of NAME)")
+    p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    return p
+
+
+def _list(ctx) -> int:
+    rows = []
+    for study in studies.PRESETS.values():
+        full = len(study.grid(list(study.systems), False, study.reps))
+        quick = len(study.grid(list(study.systems), True, study.quick_reps))
+        rows.append([study.name, study.title, ", ".join(study.systems), f"{full} / {quick}", study.paper])
+    ctx.console.table("study presets", ["study", "what", "systems", "runs (full / quick)", "paper"], rows)
+    return EXIT_OK
+
+
+def _request(args, study) -> tuple[list[str], int, int]:
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()] if args.systems else list(study.systems)
+    if not systems:
+        raise UserError("--systems: name at least one system")
+    reps = args.reps or (study.quick_reps if args.quick else study.reps)
+    retries = args.retries if args.retries is not None else (0 if args.quick else DEFAULT_RETRIES)
+    if reps <= 0 or args.timeout <= 0 or retries < 0:
+        raise UserError("--reps and --timeout must be positive, --retries 0 or more")
+    return list(dict.fromkeys(systems)), reps, retries
+
+
+def _campaign(args, ctx, study) -> str:
+    store = ctx.store
+    if args.resume is not None:
+        target = (campaign.resume_target(store, execute.KIND, args.resume) if args.resume
+                  else execute.latest_unfinished(store, study.name))
+        if target["params"].get("study") != study.name:
+            raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
+                            f"not {study.name}", EXIT_USAGE)
+        ctx.console.note(f"resuming {target['name']}: {len(store.runs(target['name']))} runs already stored")
+        return target["name"]
+    systems, reps, retries = _request(args, study)
+    params = execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
+                          retries)
+    previous = None if args.campaign else execute.unfinished_like(store, params)
+    if previous is not None:
+        ctx.console.note(f"continuing the unfinished {previous['name']}: "
+                         f"{len(store.runs(previous['name']))} runs already stored")
+        return previous["name"]
+    name = args.campaign or campaign.new_name(store, "study", study.name)
+    campaign.create(store, name, execute.KIND, params, ctx.git_revision)
+    for system, reason in params["unavailable"].items():
+        ctx.console.warn(f"{system} is not available: {reason}")
+    for system, reason in params["no_breakdown"].items():
+        ctx.console.note(f"{system} runs without a breakdown: {reason}")
+    ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, "
+                     f"{len(params['grid'])} runs, best of {reps}; stored in {store.path}")
+    return name
+
+
+def main(args, ctx) -> int:
+    if args.list:
+        return _list(ctx)
+    if not args.name:
+        raise UserError("name a study (`taskbench study --list` shows them)")
+    study = studies.get(args.name)
+    name = _campaign(args, ctx, study)
+    try:
+        stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
+    except KeyboardInterrupt:
+        raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; re-run the same command "
+                        f"or `taskbench study {study.name} --resume {name}` to continue", 130)
+    result = results.load(ctx.store, name)
+    background = background_load(result.runs)
+    noise = f", background load {background:.2f} cores" if background is not None else ""
+    ctx.console.table(f"{name}: {study.title}{noise}", *study.table(result))
+    if not ctx.console.quiet:
+        for line in study.findings(result):
+            ctx.console.line(line)
+    ctx.console.note(f"{stats.executed} runs executed, {stats.reused} reused from the store, "
+                     f"{len(stats.failed)} failed")
+    if background is not None and background > BUSY_BACKGROUND:
+        ctx.console.warn(f"other processes used {background:.2f} cores on average while this study ran: "
+                         "its figures are noisy")
+    if args.html:
+        from taskbench import report
+        ctx.console.note(f"report: {report.write_report(ctx.store, args.html, [name], ctx.console)}")
+    return EXIT_RUNS_FAILED if stats.failed else EXIT_OK

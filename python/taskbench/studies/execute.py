@@ -1,0 +1,133 @@
+"""Plans a study into a campaign and runs it, resumably.
+
+Planned once, when the campaign is created: which requested systems can run here (the others
+are kept with their reason, for the table), which of them can give a breakdown, and the exact
+grid of runs; all of it goes into the campaign's params. Running replays that stored grid:
+stored keys are reused, so a resumed study runs only what is missing.
+
+Noise: background load only slows a run down, so each point keeps its fastest repetition. A
+point whose fastest run still shared the machine (other processes used more than
+NOISY_BACKGROUND cores while it ran) gets one more try per round, up to `retries` rounds after
+the grid. Which points those are depends only on stored runs, so a resumed study replays the
+same rounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import zlib
+
+from taskbench import campaign
+from taskbench.breakdown import why_no_breakdown, with_breakdown
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.launch import LaunchOptions
+from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.results import fastest
+
+KIND = "study"
+NOISY_BACKGROUND = 0.25  # cores other processes used during a run, above which it is retried
+# /proc/stat counts in 10 ms ticks: the background load of shorter runs means nothing.
+MEASURABLE_SECONDS = 0.2
+# What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
+REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries")
+
+
+def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
+         timeout: float, retries: int) -> dict:
+    """The campaign's params: the request, what cannot run and why, and the grid."""
+    unavailable, no_breakdown, runnable = {}, {}, []
+    for name in systems:
+        system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
+        if not system.available:
+            unavailable[name] = system.reason
+            continue
+        runnable.append(name)
+        if study.breakdown:
+            reason = why_no_breakdown(system, build_dir)
+            if reason:
+                no_breakdown[name] = reason
+    if not runnable:
+        raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
+                        "(see `taskbench systems`)", EXIT_ENVIRONMENT)
+    grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown)
+            for r in study.grid(runnable, quick, reps)]
+    return {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
+            "timeout": timeout, "retries": retries, "unavailable": unavailable, "no_breakdown": no_breakdown,
+            "grid": [r.to_dict() for r in grid]}
+
+
+def same_request(params: dict, other: dict) -> bool:
+    return all(params.get(k) == other.get(k) for k in REQUEST_KEYS)
+
+
+def unfinished_like(store, params: dict) -> dict | None:
+    """The latest unfinished study campaign that asked for the same thing (a re-run resumes it)."""
+    candidates = [c for c in store.campaigns(KIND)
+                  if c["status"] == "running" and same_request(c["params"], params)]
+    return candidates[-1] if candidates else None
+
+
+def latest_unfinished(store, study: str) -> dict:
+    """The campaign a bare `--resume` continues: the latest unfinished one of this study."""
+    candidates = [c for c in store.campaigns(KIND) if c["status"] == "running" and c["params"].get("study") == study]
+    if not candidates:
+        raise UserError(f"no unfinished {study} study in {store.path} to resume")
+    return candidates[-1]
+
+
+def _order(grid: list[PlannedRun], name: str) -> list[PlannedRun]:
+    """Repetition by repetition, each shuffled (seeded by the campaign name, so a resumed study
+    replays the same order): systems and points interleave, and no system always runs first."""
+    ordered = []
+    for rep in sorted({r.rep for r in grid}):
+        batch = [r for r in grid if r.rep == rep]
+        random.Random(zlib.crc32(f"{name}/{rep}".encode())).shuffle(batch)
+        ordered += batch
+    return ordered
+
+
+def _noisy(run: dict | None) -> bool:
+    # The measured part, not the wall time: an MPI launcher's start-up makes a 1 ms run last 0.3 s.
+    return (run is not None and run["status"] == "ok" and (run.get("elapsed_seconds") or 0) >= MEASURABLE_SECONDS
+            and (run.get("background_load") or 0) > NOISY_BACKGROUND)
+
+
+def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> list[PlannedRun]:
+    """One more try (repetition reps + round_number) of every point whose fastest run was noisy,
+    judged on the runs before this round only (a resumed study may hold later ones already)."""
+    reps = max(r.rep for r in grid) + 1
+    tries: dict[str, list[dict]] = {}
+    for run in runs:
+        if run.get("rep") is not None and run["rep"] < reps + round_number:
+            tries.setdefault(run["key"].rsplit("/rep=", 1)[0], []).append(run)
+    firsts = [r for r in grid if r.rep == 0]
+    return [dataclasses.replace(r, rep=reps + round_number) for r in firsts
+            if _noisy(fastest(tries.get(r.point_id, [])))]
+
+
+def run(store, registry, build_dir, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
+    params = store.campaign(name)["params"]
+    grid = [PlannedRun.from_dict(d) for d in params["grid"]]
+    variants = {}
+    for planned in grid:
+        if (planned.system, planned.breakdown) not in variants:
+            system = registry.require_available(planned.system)
+            variants[(planned.system, planned.breakdown)] = (
+                with_breakdown(system, build_dir, registry) if planned.breakdown else system)
+    stats = campaign.ExecutionStats()
+    with console.progress(f"study {params['study']}") as bar:
+        batch, round_number = _order(grid, name), 0
+        while batch:
+            bar.add(len(batch))
+            for planned in batch:
+                campaign.execute_one(store, variants[(planned.system, planned.breakdown)], list(planned.flags),
+                                     campaign=name, key=planned.key, rep=planned.rep, options=LaunchOptions(),
+                                     timeout=params["timeout"], git_revision=git_revision, stats=stats)
+                bar.advance(planned.key)
+            round_number += 1
+            if round_number > params.get("retries", 0):
+                break
+            batch = _order(retry_round(grid, store.runs(name), round_number - 1), f"{name}/retry")
+    store.finish_campaign(name)
+    return stats

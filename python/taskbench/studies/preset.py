@@ -1,0 +1,66 @@
+"""What a study preset is: a fixed grid of runs (systems x points x repetitions), a table and a
+figure computed from the stored runs, and the findings to print.
+
+A preset's grid is a pure function of (systems, quick, reps): the campaign stores the grid it
+ran, so a resumed study replays exactly the same runs even if the preset changes later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    system: str
+    point: dict  # the grid coordinates the table groups by, e.g. {"pattern": ..., "imbalance": ...}
+    rep: int  # repetition: the table keeps the fastest (background load only slows a run down)
+    flags: tuple[str, ...]
+    breakdown: bool = False  # run the system's breakdown variant (registry `breakdown` key)
+
+    @property
+    def point_id(self) -> str:
+        """The (system, point) this run measures: its key without the repetition."""
+        coordinates = "/".join(f"{k}={v}" for k, v in self.point.items())
+        return f"{self.system}/{coordinates}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.point_id}/rep={self.rep}"
+
+    def to_dict(self) -> dict:
+        return {"system": self.system, "point": dict(self.point), "rep": self.rep,
+                "flags": list(self.flags), "breakdown": self.breakdown}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "PlannedRun":
+        return cls(data["system"], dict(data["point"]), int(data["rep"]), tuple(data["flags"]),
+                   bool(data.get("breakdown", False)))
+
+
+def point_key(point: dict) -> tuple:
+    return tuple(sorted(point.items()))
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    title: str
+    paper: str  # the paper under ../shared/papers, and the finding the study checks
+    systems: tuple[str, ...]  # the default systems, in table order
+    reps: int  # default repetitions (best of)
+    quick_reps: int
+    breakdown: bool  # ask every system that has a `breakdown` key for it
+    grid: Callable[[list[str], bool, int], list[PlannedRun]]  # (systems, quick, reps) -> runs
+    table: Callable  # (StudyResult) -> (columns, rows)
+    findings: Callable  # (StudyResult) -> list of one-line conclusions
+    figure: Callable  # (StudyResult) -> matplotlib Figure or None (imports matplotlib lazily)
+
+
+def rep_major(points: list[dict], systems: list[str], reps: int, flags_of: Callable[[dict], list[str]],
+              breakdown: bool) -> list[PlannedRun]:
+    """Every (system, point) once per repetition, repetition by repetition: the executor shuffles
+    each repetition, so systems and points interleave and a burst of load hits them all."""
+    return [PlannedRun(system, point, rep, tuple(flags_of(point)), breakdown)
+            for rep in range(reps) for point in points for system in systems]

@@ -1,0 +1,74 @@
+"""A study campaign's stored runs, grouped by (system, point), best of the repetitions."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from taskbench.studies.preset import PlannedRun, point_key
+
+
+def fastest(runs: list[dict]) -> dict | None:
+    """The run that counts for a point: the fastest successful one (background load only slows a
+    run down), else the first failure, else None (not run yet)."""
+    ok = [r for r in runs if r.get("status") == "ok" and r.get("elapsed_seconds") is not None]
+    if ok:
+        return min(ok, key=lambda r: r["elapsed_seconds"])
+    return runs[0] if runs else None
+
+
+@dataclass
+class StudyResult:
+    campaign: dict
+    grid: list[PlannedRun]
+    runs: list[dict]
+    unavailable: dict[str, str] = field(default_factory=dict)  # system -> why it did not run
+    no_breakdown: dict[str, str] = field(default_factory=dict)  # system -> why it ran without one
+
+    @property
+    def name(self) -> str:
+        return self.campaign["name"]
+
+    @property
+    def systems(self) -> list[str]:
+        """Every requested system, in the order asked, available or not."""
+        return list(self.campaign["params"]["systems"])
+
+    def points(self) -> list[dict]:
+        seen, out = set(), []
+        for planned in self.grid:
+            if point_key(planned.point) not in seen:
+                seen.add(point_key(planned.point))
+                out.append(planned.point)
+        return out
+
+    @functools.cached_property
+    def _tries(self) -> dict[tuple, list[dict]]:
+        """Every stored run of each (system, point): the grid's repetitions and the extra tries
+        of noisy points (execute.py), which share the point's key up to "/rep="."""
+        by_point = {p.point_id: (p.system, point_key(p.point)) for p in self.grid}
+        tries: dict[tuple, list[dict]] = {}
+        for run in self.runs:
+            where = by_point.get(run["key"].rsplit("/rep=", 1)[0])
+            if where is not None:
+                tries.setdefault(where, []).append(run)
+        return tries
+
+    def best(self, system: str, point: dict) -> dict | None:
+        return fastest(self._tries.get((system, point_key(point)), []))
+
+
+def load(store, name: str) -> StudyResult:
+    campaign = store.campaign(name)
+    params = campaign["params"]
+    return StudyResult(campaign, [PlannedRun.from_dict(d) for d in params["grid"]], store.runs(name),
+                       dict(params.get("unavailable") or {}), dict(params.get("no_breakdown") or {}))
+
+
+def cell(run: dict | None) -> str | None:
+    """Why a point has no figure ("failed: ...", "not run yet"), or None when it has one."""
+    if run is None:
+        return "not run yet"
+    if run["status"] != "ok":
+        return f"{run['status']}: {run.get('reason') or ''}".rstrip(": ")
+    return None
