@@ -139,6 +139,11 @@ long App::flag(const std::string& name, long default_value) const {
   return it == impl_->config.system_values.end() ? default_value : it->second;
 }
 
+std::string App::text_flag(const std::string& name, const std::string& default_value) const {
+  auto it = impl_->config.system_texts.find(name);
+  return it == impl_->config.system_texts.end() ? default_value : it->second;
+}
+
 void App::set_parallelism(long ranks, long threads_per_rank) {
   impl_->ranks = std::max(1L, ranks);
   impl_->threads_per_rank = std::max(1L, threads_per_rank);

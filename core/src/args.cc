@@ -267,12 +267,16 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
     }
     for (const SystemFlag& sf : system_flags) {
       if (matched || flag != sf.name) continue;
+      matched = true;
+      if (sf.text) {
+        c.system_texts[flag] = value("a value for " + sf.value_name);
+        continue;
+      }
       const std::string allowed = "an integer from " + std::to_string(sf.min_value) + " to " +
                                   (sf.max_value == 1L << 60 ? "2^60" : std::to_string(sf.max_value));
       c.system_values[flag] = sf.value_name.empty()
                                   ? 1
                                   : parse_long(flag, value(allowed), sf.min_value, sf.max_value, allowed);
-      matched = true;
     }
     if (matched) continue;
     if (!flag.empty() && flag[0] == '-')

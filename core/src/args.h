@@ -21,6 +21,7 @@ struct Config {
   bool help = false;
   std::string json_path, trace_path;
   std::map<std::string, long> system_values;  // system flags given on the command line
+  std::map<std::string, std::string> system_texts;  // text system flags given
 };
 
 class UsageError : public std::runtime_error {

@@ -209,4 +209,19 @@ TEST(Args, SystemFlagsHaveAMaximum) {
   EXPECT_EQ(parse({"-level", "1152921504606846976"}, flags).system_values.at("-level"), 1L << 60);
 }
 
+TEST(Args, TextSystemFlagsTakeAnyValue) {
+  taskbench::SystemFlag scheduler{"-scheduler", "ADDRESS", "attach", 0};
+  scheduler.text = true;
+  const std::vector<taskbench::SystemFlag> flags = {scheduler, {"-worker", "N", "threads", 1}};
+  Config c = parse({"-scheduler", "tcp://127.0.0.1:8786", "-worker", "2"}, flags);
+  EXPECT_EQ(c.system_texts.at("-scheduler"), "tcp://127.0.0.1:8786");
+  EXPECT_EQ(c.system_values.count("-scheduler"), 0u);
+  try {
+    parse({"-scheduler"}, flags);
+    FAIL() << "accepted -scheduler without a value";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "-scheduler: missing value; expected a value for ADDRESS");
+  }
+}
+
 }  // namespace

@@ -21,8 +21,9 @@ namespace nb = nanobind;
 namespace taskbench_py {
 namespace {
 
-// (name, value_name, help, min, max): value_name "" makes a switch, as in SystemFlag.
-using FlagSpec = std::tuple<std::string, std::string, std::string, long, long>;
+// (name, value_name, help, min, max, text): value_name "" makes a switch, text a flag whose
+// value is any string (read by text_flag), as in SystemFlag.
+using FlagSpec = std::tuple<std::string, std::string, std::string, long, long, bool>;
 
 taskbench::AppOptions options_of(const std::string& system, const std::vector<FlagSpec>& flags,
                                  bool width_defaults_to_cores, const std::string& version) {
@@ -30,8 +31,8 @@ taskbench::AppOptions options_of(const std::string& system, const std::vector<Fl
   options.system = system;
   options.width_defaults_to_cores = width_defaults_to_cores;
   options.version = version;
-  for (const auto& [name, value_name, help, lo, hi] : flags)
-    options.flags.push_back({name, value_name, help, lo, hi});
+  for (const auto& [name, value_name, help, lo, hi, text] : flags)
+    options.flags.push_back({name, value_name, help, lo, hi, text});
   return options;
 }
 
@@ -64,11 +65,13 @@ void bind_app(nb::module_& m) {
       .def("__init__", &construct, nb::arg("argv"), nb::arg("system"),
            nb::arg("flags") = std::vector<FlagSpec>{}, nb::arg("width_defaults_to_cores") = false,
            nb::arg("version") = "",
-           "Parses argv (argv[0] is the program name). flags: (name, value_name, help, min, max) "
-           "per system flag, value_name '' for a switch.")
+           "Parses argv (argv[0] is the program name). flags: (name, value_name, help, min, max, "
+           "text) per system flag, value_name '' for a switch, text True for a string value.")
       .def_prop_ro("graphs", &taskbench::App::graphs, "The graphs of the run (-and separates them).")
       .def("flag", &taskbench::App::flag, nb::arg("name"), nb::arg("default"),
            "A system flag's value (1 for a given switch), or default when absent.")
+      .def("text_flag", &taskbench::App::text_flag, nb::arg("name"), nb::arg("default"),
+           "A text system flag's value, or default when absent.")
       .def_prop_ro("verbosity", &taskbench::App::verbosity)
       .def_prop_ro("nodes", &taskbench::App::nodes)
       .def("display",

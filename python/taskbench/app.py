@@ -36,16 +36,18 @@ EXIT_MISSING_ENGINE = 4
 
 @dataclass(frozen=True)
 class Flag:
-    """A flag the system declares to the core's parser; value_name "" makes it a switch."""
+    """A flag the system declares to the core's parser; value_name "" makes it a switch, text
+    one whose value is any string (App.text_flag), such as an address."""
 
     name: str
     value_name: str
     help: str
     min_value: int = 0
     max_value: int = 1 << 60
+    text: bool = False
 
     def spec(self) -> tuple:
-        return (self.name, self.value_name, self.help, self.min_value, self.max_value)
+        return (self.name, self.value_name, self.help, self.min_value, self.max_value, self.text)
 
 
 class App:
@@ -60,6 +62,9 @@ class App:
 
     def flag(self, name: str, default: int) -> int:
         return self._app.flag(name, default)
+
+    def text_flag(self, name: str, default: str = "") -> str:
+        return self._app.text_flag(name, default)
 
     @property
     def verbosity(self) -> int:

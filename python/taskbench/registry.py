@@ -21,7 +21,7 @@ from taskbench.breakdown import parse_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.locations import Layout
 
-KNOWN_LAUNCHERS = ("local", "mpirun", "srun")
+KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask")
 
 
 @dataclass
@@ -39,7 +39,7 @@ class System:
     env: dict[str, str] = field(default_factory=dict)
     paper_row: str = ""
     default: bool = False
-    ranks: int | None = None  # default MPI ranks (mpirun/srun launchers)
+    ranks: int | None = None  # default MPI ranks (mpirun/srun launchers), worker processes (dask)
     threads_per_rank: int | None = None
     mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
     requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
@@ -115,6 +115,10 @@ def _launcher_reason(system: System) -> str:
             return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
     if system.launcher == "srun" and shutil.which("srun") is None:
         return "srun not found on PATH (not on a Slurm cluster)"
+    if system.launcher == "dask" and system.binary_path is not None:
+        from taskbench.launch.dask import cluster_program
+        if not cluster_program(system).is_file():
+            return f"{cluster_program(system)} missing (the build writes it with the Python systems): run the build"
     if system.requires and system.binary_path is not None:
         from taskbench.python_modules import interpreter_of, missing_modules
         interpreter = interpreter_of(system.binary_path) or sys.executable

@@ -5,7 +5,7 @@ the outputs (bytearrays) from producer to consumer itself."""
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from taskbench.app import MAX_WORKERS, App, Flag, available_cores, missing_engine, run_task, wall_time, warm_up
+from taskbench.app import MAX_WORKERS, App, Flag, available_cores, missing_engine, wall_time, warm_up
 
 try:
     import dask
@@ -13,23 +13,7 @@ try:
 except ImportError:
     missing_engine("dask", "dask")
 
-
-def key(g, t: int, i: int) -> tuple:
-    return (f"task-{g.index}", t, i)
-
-
-def task_graph(graphs) -> tuple[dict, list]:
-    """The Dask graph of every task (legacy tuple form: (callable, *args), keys as args are
-    replaced by their values), and the keys of tasks no other task reads (the results asked
-    for, so that Dask runs everything)."""
-    dsk, leaves = {}, []
-    for g in graphs:
-        for t in range(g.timesteps):
-            for i in range(g.offset(t), g.offset(t) + g.width(t)):
-                dsk[key(g, t, i)] = (run_task, g, t, i, *[key(g, t - 1, j) for j in g.dependencies(t, i)])
-                if t + 1 == g.timesteps or not g.successors(t, i):
-                    leaves.append(key(g, t, i))
-    return dsk, leaves
+from taskbench.dask_graph import task_graph
 
 
 def main() -> None:

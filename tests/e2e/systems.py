@@ -42,9 +42,14 @@ def registry() -> list[System]:
     return systems
 
 
+# Launchers whose systems also run alone as one local command: a Dask cluster system then
+# starts its own cluster on 127.0.0.1 (the harness's `dask` launcher starts one for it).
+STANDALONE_LAUNCHERS = ("local", "dask")
+
+
 def local_systems() -> list[System]:
-    """Systems run as one local process (MPI and cluster systems have their own tests)."""
-    return [s for s in registry() if s.entry.get("launcher", "local") == "local"]
+    """Systems run as one local command (MPI systems have their own tests)."""
+    return [s for s in registry() if s.entry.get("launcher", "local") in STANDALONE_LAUNCHERS]
 
 
 def built_systems() -> list[str]:

@@ -39,6 +39,17 @@ def test_local_rejects_ranks_and_fixed_thread_counts():
         plan(system(cores=1), [], LaunchOptions(threads_per_rank=2))
 
 
+def test_dask_starts_a_cluster_of_workers_around_the_system(monkeypatch):
+    """--workers N worker processes (default: the cores), --threads-per-rank threads each
+    (default 1), through the cluster starter beside the system's executable."""
+    s = system(launcher="dask", threads_flag="-threads", args=["-v"])
+    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3, threads_per_rank=2))
+    assert p.argv == ["/bin/dask_cluster", "-workers", "3", "-threads", "2", "--", "/bin/x", "-v", "-steps", "4"]
+    assert (p.ranks, p.threads_per_rank) == (3, 2)
+    monkeypatch.setattr("taskbench.launch.dask.available_cores", lambda: 5)
+    assert plan(s, [], LaunchOptions()).argv[:5] == ["/bin/dask_cluster", "-workers", "5", "-threads", "1"]
+
+
 @pytest.fixture(autouse=True)
 def plain_launcher_names(monkeypatch):
     # The real lookup prefers mpirun.openmpi / mpiexec.mpich; here the names are fixed.

@@ -22,13 +22,15 @@ namespace taskbench {
 
 // A flag a system declares, e.g. {"-worker", "N", "worker threads (default: cores)", 1}.
 // An empty value_name makes it a switch. Values outside min_value..max_value are rejected
-// while parsing, like every other flag's.
+// while parsing, like every other flag's. A text flag takes any string (an address, a path):
+// App::text_flag reads it, and min/max do not apply.
 struct SystemFlag {
   std::string name;
   std::string value_name;
   std::string help;
   long min_value = 0;
   long max_value = 1L << 60;
+  bool text = false;
 };
 
 // The most threads a -worker flag should allow: far more than any machine has cores, and
@@ -56,6 +58,7 @@ class App {
 
   const std::vector<TaskGraph>& graphs() const;
   long flag(const std::string& name, long default_value) const;  // a system flag's value
+  std::string text_flag(const std::string& name, const std::string& default_value) const;
   int verbosity() const;
   long nodes() const;
   const AppOptions& options() const;

@@ -43,7 +43,9 @@ def add_parser(subparsers, common):
     p.add_argument("--max-spread", type=float, default=10.0,
                    help="warn when repetitions' METGs disagree by more than this percent (10)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
-    p.add_argument("--ranks", type=int, help="MPI ranks (MPI systems)")
+    p.add_argument("--ranks", "--workers", dest="ranks", type=int,
+                   help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
+                        "starts (dask_distributed; default: the cores)")
     p.add_argument("--threads-per-rank", type=int)
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")

@@ -15,7 +15,7 @@ from taskbench.peak import load_peaks
 from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
-OPTIONS_WITH_VALUE = {"--timeout", "--ranks", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
+OPTIONS_WITH_VALUE = {"--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 
 
@@ -47,7 +47,9 @@ def add_parser(subparsers, common):
                               usage="taskbench run [options] SYSTEM [task-bench flags ...]")
     p.add_argument("system", help="a name from `taskbench systems`")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is killed (600)")
-    p.add_argument("--ranks", type=int, help="MPI ranks (MPI systems)")
+    p.add_argument("--ranks", "--workers", dest="ranks", type=int,
+                   help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
+                        "starts (dask_distributed; default: the cores)")
     p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")

@@ -14,7 +14,7 @@ from taskbench.errors import EXIT_USAGE, UserError
 
 @dataclass
 class LaunchOptions:
-    ranks: int | None = None  # --ranks (MPI launchers only)
+    ranks: int | None = None  # --ranks: MPI ranks, or --workers: a Dask cluster's worker processes
     threads_per_rank: int | None = None  # --threads-per-rank
     launcher: str | None = None  # --launcher: srun instead of mpirun for an MPI system
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -73,6 +73,8 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         from taskbench.launch import mpirun as module
     elif launcher == "srun":
         from taskbench.launch import srun as module
+    elif launcher == "dask":
+        from taskbench.launch import dask as module
     else:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     return module.command(system, flags, options)

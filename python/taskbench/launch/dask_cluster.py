@@ -1,0 +1,135 @@
+"""A Dask distributed cluster of local processes on 127.0.0.1: one scheduler and N worker
+processes, started with Dask's own `dask scheduler` and `dask worker` commands as its users
+start them by hand or in a batch job, watched while a run uses them, and stopped after it.
+
+Used by the dask_distributed system run alone (`-workers N`), and by the harness's `dask`
+launcher (dask_cluster_main.py), which starts the cluster and runs the system attached to it.
+
+Workers run without a nanny: a nanny restarts a dead worker and keeps its exit status to itself,
+but here a worker's death must end the run with that status (3 after a validation failure,
+which the core ends with _exit; the signal of a kill), which only the worker's parent sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from taskbench import tied
+
+HOST = "127.0.0.1"
+START_SECONDS = 120.0  # a loaded 2-core machine starts N interpreters that import distributed
+# Dask logs every start and stop at INFO: only its errors reach the run's stderr.
+QUIET = {"DASK_LOGGING__DISTRIBUTED": "error"}
+
+
+class ClusterError(RuntimeError):
+    pass
+
+
+class Cluster:
+    """relay: the processes' output passes through this process, which keeps each one's last
+    `taskbench: ` line (last_message), so that a supervisor can repeat a dead worker's reason
+    after whatever else was printed meanwhile."""
+
+    def __init__(self, workers: int, threads: int, python: str = sys.executable, relay: bool = False):
+        self.workers, self.threads, self.python, self.relay = workers, threads, python, relay
+        self.processes: dict[str, subprocess.Popen] = {}  # role ("scheduler", "worker-K") -> process
+        self._messages: dict[int, str] = {}
+        self._relays: dict[int, threading.Thread] = {}  # pid -> its relay
+        self._folder = tempfile.TemporaryDirectory(prefix="taskbench-dask-")
+        self.scheduler_file = Path(self._folder.name) / "scheduler.json"
+
+    def _spawn(self, role: str, argv: list[str]) -> None:
+        env = dict(os.environ, **QUIET)
+        # Tied: they die with whoever started them, however it ends (tied.py); their output is
+        # the run's stderr, where a worker's validation line must appear.
+        output = subprocess.PIPE if self.relay else sys.stderr.fileno()
+        process = tied.popen([self.python, "-m", *argv], signal.SIGKILL, env=env, stdin=subprocess.DEVNULL,
+                             stdout=output, stderr=subprocess.STDOUT if self.relay else None)
+        self.processes[role] = process
+        if self.relay:
+            relay = threading.Thread(target=self._relay, args=(process,), daemon=True)
+            relay.start()
+            self._relays[process.pid] = relay
+
+    def _relay(self, process: subprocess.Popen) -> None:
+        for line in iter(process.stdout.readline, b""):
+            sys.stderr.buffer.write(line)
+            sys.stderr.flush()
+            if line.startswith(b"taskbench: "):
+                self._messages[process.pid] = line.decode(errors="replace").rstrip("\n")
+
+    def last_message(self, pid: int) -> str:
+        """The last `taskbench: ` line a process printed (relay only), or ""."""
+        if pid in self._relays:
+            self._relays[pid].join(1.0)  # a dead process's pipe ends at once: its last lines are read
+        return self._messages.get(pid, "")
+
+    def start(self) -> str:
+        """Starts the scheduler and every worker at once (workers wait for the scheduler file)
+        and returns the scheduler's address once it listens. The caller waits for the workers
+        (Client.wait_for_workers): they are ready when the scheduler has them."""
+        folder = self._folder.name
+        self._spawn("scheduler", ["distributed.cli.dask_scheduler", "--host", HOST, "--port", "0",
+                                  "--no-dashboard", "--scheduler-file", str(self.scheduler_file)])
+        for k in range(self.workers):
+            # No memory limit: a benchmark's outputs must never be spilled to disk or paused on.
+            self._spawn(f"worker-{k}", ["distributed.cli.dask_worker", "--scheduler-file",
+                                        str(self.scheduler_file), "--host", HOST, "--nthreads",
+                                        str(self.threads), "--no-nanny", "--no-dashboard",
+                                        "--memory-limit", "0", "--name", f"worker-{k}",
+                                        "--local-directory", folder])
+        return self._address()
+
+    def _address(self) -> str:
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            dead = self.dead()
+            if dead:
+                raise ClusterError(f"the Dask {dead[0]} (pid {dead[1]}) exited with status {dead[2]} "
+                                   "while the cluster started")
+            try:
+                return json.loads(self.scheduler_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):  # not written yet, or half written
+                time.sleep(0.02)
+        raise ClusterError(f"the Dask scheduler did not start within {START_SECONDS:g} s")
+
+    def dead(self) -> tuple[str, int, int] | None:
+        """(role, pid, exit status) of the first cluster process found ended, or None."""
+        for role, process in self.processes.items():
+            if process.poll() is not None:
+                return role, process.pid, process.returncode
+        return None
+
+    def exit_codes(self, settle: float = 1.0) -> dict[int, int | None]:
+        """pid -> exit status of every process that has ended (within `settle` seconds for
+        the first: a worker's death is seen by the scheduler as its socket closes, a moment
+        before its parent can collect its status)."""
+        deadline = time.monotonic() + settle
+        while not self.dead() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return {p.pid: p.returncode for p in self.processes.values() if p.poll() is not None}
+
+    def stop(self) -> None:
+        """SIGKILL: the run is over and nothing in these processes is worth a graceful close
+        (their scratch folder goes with them); it ends them at once, in every state."""
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.kill()
+        for process in self.processes.values():
+            process.wait()
+        self._folder.cleanup()
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,85 @@
+"""dask_distributed beyond the shared matrix of test_systems.py (which runs it alone, starting
+its own cluster): attached to a cluster started elsewhere, through the harness's `dask`
+launcher, and a worker process killed in the middle of a run, reported promptly, with no
+process of the cluster left behind."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from systems import BIN, BUILD, ROOT, built_systems, totals
+
+sys.path.insert(0, str(ROOT / "python"))
+from taskbench import leftovers  # noqa: E402
+
+ARGS = ["-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "100000"]
+PROBE = "TASKBENCH_TEST_DASK_PROBE"
+
+
+@pytest.fixture
+def probe():
+    """A marker in the environment of everything the test starts: what is left is found."""
+    marker = leftovers.new_marker()
+    yield marker
+    left = [leftovers.describe(p) for p in leftovers.processes_with(PROBE, marker)]
+    leftovers.kill_all(PROBE, marker)
+    assert not left, f"left running: {left}"
+
+
+def require():
+    if "dask_distributed" not in built_systems():
+        pytest.skip(f"dask_distributed is not built in {BUILD}")
+    pytest.importorskip("distributed")
+
+
+def run(args, marker, extra_env=None, timeout=120):
+    env = {**os.environ, PROBE: marker, **(extra_env or {})}
+    return subprocess.run([str(BIN / "dask_distributed"), *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def test_a_killed_worker_fails_the_run_promptly(probe):
+    require()
+    start = time.monotonic()
+    got = run(["-workers", "2", *ARGS], probe, {"TASKBENCH_FAULT": "kill:0,3,2"}, timeout=60)
+    assert time.monotonic() - start < 30
+    # The driver dies of its worker's signal, naming the worker; the cluster goes with it.
+    assert got.returncode == -9, got.stderr
+    assert re.search(r"taskbench: worker process \d+ was killed by SIGKILL\n", got.stderr), got.stderr
+    assert "Total Tasks" not in got.stdout
+
+
+def test_attached_to_a_cluster_started_elsewhere(probe, monkeypatch):
+    require()
+    from taskbench.launch.dask_cluster import Cluster
+    # The cluster's processes import taskbench._core from the build, and carry the probe.
+    monkeypatch.setenv(PROBE, probe)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "python"))
+    monkeypatch.setenv("TASKBENCH_CORE_DIR", str(BUILD / "python" / "taskbench"))
+    with Cluster(2, 1, python=sys.executable) as cluster:
+        address = cluster.start()
+        args = ["-steps", "5", "-width", "3", "-type", "nearest", "-radix", "3", "-output", "4096"]
+        got = run(["-scheduler", address, "-workers", "2", *args], probe)
+        assert got.returncode == 0, got.stderr
+        want = subprocess.run([str(BIN / "serial"), *args], capture_output=True, text=True)
+        assert totals(got.stdout) == totals(want.stdout)
+        # Its threads are the cluster's: -threads is for a cluster this system starts.
+        bad = run(["-scheduler", address, "-threads", "2", *args], probe)
+        assert bad.returncode == 2 and bad.stderr.startswith("taskbench: -threads: "), bad.stderr
+
+
+def test_through_the_harness_with_its_workers(probe, tmp_path):
+    """The harness starts the cluster (--workers 2 processes of --threads-per-rank 2 threads) and
+    the system, attached to it, reports those 2 x 2 cores."""
+    require()
+    env = {**os.environ, PROBE: probe, "PYTHONPATH": str(ROOT / "python")}
+    got = subprocess.run([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "tb.db"), "run",
+                          "--workers", "2", "--threads-per-rank", "2", "dask_distributed", *ARGS],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "4 (2 x 2)" in got.stdout, got.stdout
