@@ -66,6 +66,10 @@ void reset_thread_states();
 struct RunSwitches {
   bool tracing = false;
   Fault fault;  // TASKBENCH_FAULT (fault.h)
+  // A worker process of an engine that cannot see its workers' exit statuses (Ray's workers
+  // are its raylet's children): a failed validation throws ValidationFailure (validate.h),
+  // which the binding hands to the engine as the task's error, instead of ending the process.
+  bool validation_throws = false;
 };
 extern RunSwitches run_switches;
 

@@ -45,9 +45,12 @@ void validation_failure(const task_graph_t& g, long t, long i, const char* fmt, 
   va_start(args, fmt);
   std::vsnprintf(detail, sizeof detail, fmt, args);
   va_end(args);
+  char line[700];
+  std::snprintf(line, sizeof line, "taskbench: validation failed: graph %ld, task (t=%ld, i=%ld): %s",
+                g.graph_index, t, i, detail);
+  if (run_switches.validation_throws) throw ValidationFailure(line);
   std::fflush(stdout);
-  std::fprintf(stderr, "taskbench: validation failed: graph %ld, task (t=%ld, i=%ld): %s\n",
-               g.graph_index, t, i, detail);
+  std::fprintf(stderr, "%s\n", line);
   std::fflush(stderr);
   // _exit, not exit: other threads are still running tasks and must not see static
   // destructors; launchers (mpirun, the harness) see the status and stop the rest.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 
 #include "taskbench/taskbench.h"
 
@@ -18,6 +19,13 @@ void write_identity(char* output, size_t bytes, long t, long i);
 void validate_inputs(const task_graph_t& g, long t, long i, const char* const* inputs,
                      const size_t* input_bytes, size_t n_inputs);
 
+// What a failed validation throws under run_switches.validation_throws: its one line.
+class ValidationFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Prints the line and exits with kValidationExitCode, or throws ValidationFailure.
 [[noreturn]] void validation_failure(const task_graph_t& g, long t, long i, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -11,6 +11,7 @@
 #include "buffers.h"
 #include "taskbench/point_buffers.h"
 #include "taskbench/task_graph.h"
+#include "validate.h"
 
 namespace nb = nanobind;
 using taskbench::Interval;
@@ -91,6 +92,9 @@ task_graph_t graph_of(const GraphState& s) {
 }  // namespace
 
 void bind_graph(nb::module_& m) {
+  // A failed validation in a worker set up with validation_raises (worker.cc): the task's
+  // error, its message the core's one line, for the engine to carry to the driver.
+  nb::exception<taskbench::ValidationFailure>(m, "ValidationError");
   nb::class_<TaskGraph>(m, "Graph", "One task graph of the run (SPEC.md §1).")
       .def_prop_ro("index", &TaskGraph::index)
       .def_prop_ro("timesteps", &TaskGraph::timesteps)

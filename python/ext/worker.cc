@@ -24,7 +24,7 @@ namespace {
 
 // TASKBENCH_FAULT reaches a worker through its environment, as it reaches a C++ system's
 // ranks: the fault test then proves that the worker's data path is validated too.
-void worker_setup(bool tracing) {
+void worker_setup(bool tracing, bool validation_raises) {
   const char* spec = std::getenv("TASKBENCH_FAULT");
   taskbench::Fault fault;
   if (!taskbench::parse_fault(spec, &fault))
@@ -32,6 +32,7 @@ void worker_setup(bool tracing) {
                            taskbench::kFaultForms).c_str());
   taskbench::run_switches.fault = fault;
   taskbench::run_switches.tracing = tracing;
+  taskbench::run_switches.validation_throws = validation_raises;
 }
 
 using Event = std::tuple<long, long, long, double, double>;  // graph, t, i, start, end
@@ -75,9 +76,10 @@ std::vector<long long> executed_counts(long graphs) {
 }  // namespace
 
 void bind_worker(nb::module_& m) {
-  m.def("worker_setup", &worker_setup, nb::arg("tracing") = false,
+  m.def("worker_setup", &worker_setup, nb::arg("tracing") = false, nb::arg("validation_raises") = false,
         "Reads TASKBENCH_FAULT in a worker process (a process that builds no App); tracing: "
-        "record each task's events (the driver's -trace).");
+        "record each task's events (the driver's -trace); validation_raises: a failed "
+        "validation raises ValidationError (its line) instead of ending the process with 3.");
   m.def("tracing", [] { return taskbench::run_switches.tracing; }, "Whether this run records -trace events.");
   m.def("take_note", &take_note, nb::arg("graphs"),
         "(tasks per graph, trace events) of this process since the last call, then zeroed.");

@@ -21,7 +21,7 @@ from taskbench.breakdown import parse_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.locations import Layout
 
-KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask")
+KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback")
 
 
 @dataclass
@@ -115,6 +115,10 @@ def _launcher_reason(system: System) -> str:
             return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
     if system.launcher == "srun" and shutil.which("srun") is None:
         return "srun not found on PATH (not on a Slurm cluster)"
+    if system.launcher == "loopback":
+        from taskbench.launch.loopback import missing_tools
+        if missing_tools():
+            return f"{' and '.join(missing_tools())} not found on PATH (util-linux, iproute2): the loopback launcher needs them"
     if system.launcher == "dask" and system.binary_path is not None:
         from taskbench.launch.dask import cluster_program
         if not cluster_program(system).is_file():

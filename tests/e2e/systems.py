@@ -14,6 +14,10 @@ BIN = BUILD / "bin"
 
 PATTERNS = ["trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft",
             "all_to_all", "nearest", "spread", "random_nearest", "random_spread"]
+# Tests of engines that start processes (Dask clusters, Ray instances) put this variable in the
+# environment of what they start (the `probe` fixture, conftest.py): whatever still carries it
+# afterwards was left behind.
+PROBE = "TASKBENCH_TEST_PROCESS_PROBE"
 TOTAL_LINES = ("Total Tasks", "Total Dependencies", "Local Dependencies", "Nonlocal Dependencies",
                "Total FLOPs", "Total Bytes")
 

@@ -12,23 +12,12 @@ import time
 
 import pytest
 
-from systems import BIN, BUILD, ROOT, built_systems, totals
+from systems import PROBE, BIN, BUILD, ROOT, built_systems, totals
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench import leftovers  # noqa: E402
 
 ARGS = ["-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "100000"]
-PROBE = "TASKBENCH_TEST_DASK_PROBE"
 
-
-@pytest.fixture
-def probe():
-    """A marker in the environment of everything the test starts: what is left is found."""
-    marker = leftovers.new_marker()
-    yield marker
-    left = [leftovers.describe(p) for p in leftovers.processes_with(PROBE, marker)]
-    leftovers.kill_all(PROBE, marker)
-    assert not left, f"left running: {left}"
 
 
 def require():

@@ -50,6 +50,13 @@ def test_dask_starts_a_cluster_of_workers_around_the_system(monkeypatch):
     assert plan(s, [], LaunchOptions()).argv[:5] == ["/bin/dask_cluster", "-workers", "5", "-threads", "1"]
 
 
+def test_loopback_runs_the_local_command_in_a_namespace_of_its_own(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.loopback.shutil.which", lambda name: f"/usr/bin/{name}")
+    p = plan(system(launcher="loopback", threads_flag="-worker"), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    assert p.argv == ["/usr/bin/unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
+                      "/bin/x", "-steps", "4", "-worker", "2"]
+
+
 @pytest.fixture(autouse=True)
 def plain_launcher_names(monkeypatch):
     # The real lookup prefers mpirun.openmpi / mpiexec.mpich; here the names are fixed.

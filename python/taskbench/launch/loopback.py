@@ -1,0 +1,31 @@
+"""The `loopback` launcher: the system alone in a network namespace whose only interface is
+loopback (`unshare -n`, then `ip link set lo up`), for engines that bind or probe the host's
+outward interface whatever they are told (Ray looks for its node address by connecting
+towards a public DNS server, and its servers listen on every interface). There, nothing it
+starts can reach or be reached from beyond this host. Needs root (or CAP_SYS_ADMIN)."""
+
+from __future__ import annotations
+
+import shutil
+
+from taskbench.launch import LaunchOptions, LaunchPlan
+from taskbench.launch.local import command as local_command
+
+TOOLS = ("unshare", "ip")
+# In the new namespace: bring loopback up, then become the system (exec keeps the pid's tie).
+INSIDE = 'ip link set lo up && exec "$@"'
+
+
+def missing_tools() -> list[str]:
+    return [t for t in TOOLS if shutil.which(t) is None]
+
+
+def wrap(argv: list[str]) -> list[str]:
+    """argv run in a fresh network namespace with only loopback, up."""
+    return [shutil.which("unshare") or "unshare", "--net", "--", "sh", "-c", INSIDE, "sh", *argv]
+
+
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    plan = local_command(system, flags, options)  # the same checks and flags as `local`
+    plan.argv = wrap(plan.argv)
+    return plan

@@ -1,0 +1,108 @@
+"""ray: every task a Ray task, submitted at once for the whole run, each with the object
+references of its producers' outputs as arguments, so Ray resolves the dependencies and moves
+the outputs itself. Local (ray.init with -worker N CPUs on 127.0.0.1) or attached to a running
+cluster (-address ADDRESS)."""
+import logging
+import os
+import sys
+
+from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, rows, wall_time
+
+try:
+    import ray
+    import ray.exceptions
+except ImportError:
+    missing_engine("ray", "ray")
+
+from taskbench._core import ValidationError, tracing
+from taskbench.ray_task import task
+
+WARM_UP_ROUNDS = 4
+
+
+def submit(graphs, remote, switches) -> tuple[list, list]:
+    """Every task of every graph; returns (the outputs nobody consumes, every task's note)."""
+    leaves, notes = [], []
+    for g in graphs:
+        previous = {}
+        for t in range(g.timesteps):
+            current = {}
+            for i in rows(g, t):
+                output, note = remote.remote(switches, g, t, i, *[previous[j] for j in g.dependencies(t, i)])
+                current[i] = output
+                notes.append(note)
+                if t + 1 == g.timesteps or not g.successors(t, i):
+                    leaves.append(output)
+            # The driver lets go of row t-1: the tasks that read it hold their own references.
+            previous = current
+    return leaves, notes
+
+
+def warm_up(remote, workers: int, switches) -> None:
+    """Starts every worker process before the timed region (Ray starts them on demand) and
+    imports the task's modules there, with tasks that run no kernel."""
+    @ray.remote
+    def ready() -> int:
+        import taskbench.ray_task  # noqa: F401
+        return os.getpid()
+    for _ in range(WARM_UP_ROUNDS):
+        if len(set(ray.get([ready.remote() for _ in range(4 * workers)]))) >= workers:
+            return
+
+
+def fail(exc: Exception) -> None:
+    """Ends the run after a task failed: 3 with the core's line for a failed validation, else 1
+    with Ray's reason (Ray keeps a dead worker's exit status to its raylet)."""
+    cause = exc.as_instanceof_cause() if isinstance(exc, ray.exceptions.RayTaskError) else exc
+    sys.stdout.flush()
+    if isinstance(cause, ValidationError):
+        ray.shutdown()
+        sys.stderr.write(f"{cause.args[0] if cause.args else cause}\n")
+        sys.stderr.flush()
+        os._exit(3)
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    sys.stderr.write(f"taskbench: a Ray worker process died during the run ({type(exc).__name__}: {first})\n")
+    sys.stderr.flush()
+    ray.shutdown()  # the processes of a local instance go with it
+    os._exit(1)
+
+
+def main() -> None:
+    app = App([Flag("-worker", "N", "CPUs of the local Ray instance: worker processes (default: cores)",
+                    1, MAX_WORKERS),
+               Flag("-address", "ADDRESS", "attach to this Ray cluster (HOST:PORT) instead of starting one",
+                    text=True)],
+              width_defaults_to_cores=True, version=f"ray {ray.__version__}")
+    address = app.text_flag("-address")
+    if address and app.flag("-worker", 0):
+        sys.stderr.write("taskbench: -worker: applies to the Ray instance this system starts, not to -address's cluster\n")
+        sys.exit(2)
+    if address:
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    else:
+        # 127.0.0.1: Ray otherwise takes the address of the host's outward interface.
+        ray.init(num_cpus=app.flag("-worker", available_cores()), include_dashboard=False,
+                 _node_ip_address="127.0.0.1", logging_level=logging.ERROR, log_to_driver=False)
+    workers = int(ray.cluster_resources().get("CPU", 1))
+    app.set_parallelism(1, workers)
+    app.display()
+    # One CPU each (one task per worker process at a time); no retry: a worker's death ends the run.
+    remote = ray.remote(num_returns=2, max_retries=0, num_cpus=1)(task)
+    switches = (os.environ.get("TASKBENCH_FAULT", ""), tracing())
+    warm_up(remote, workers, switches)
+    tally = Tally(len(app.graphs))
+    try:
+        start = wall_time()
+        leaves, notes = submit(app.graphs, remote, switches)
+        ray.get(leaves)
+        elapsed = wall_time() - start
+        for note in ray.get(notes):
+            tally.add(note)
+    except ray.exceptions.RayError as exc:  # a task's error, or its worker's death
+        fail(exc)
+    ray.shutdown()
+    app.report(elapsed, tally.executed)
+
+
+if __name__ == "__main__":
+    main()
