@@ -1,5 +1,7 @@
 """Per-task overhead of every built local system: empty kernel, stencil_1d, width = cores,
-1000 steps. Overhead per task = elapsed x cores / tasks (the report's task granularity).
+1000 steps. Overhead per task = elapsed x cores / tasks (the report's task granularity); wall
+per task = elapsed / tasks. Local systems are those that run on this host alone: `local`,
+`dask` (a Dask cluster of one worker process per core) and `loopback` (Ray) launchers.
 Systems are interleaved in each round and the best of N rounds is kept. Prints figures only.
 
     python3 bench/system_overhead.py [--rounds 7] [--steps 1000] [--pattern stencil_1d] [--build build]
@@ -23,8 +25,11 @@ from taskbench.locations import find_layout  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
 
 
+LOCAL_LAUNCHERS = ("local", "dask", "loopback")
+
+
 def local_systems(build: str) -> list:
-    return [s for s in Registry(find_layout(build)) if s.available and s.launcher == "local"]
+    return [s for s in Registry(find_layout(build)) if s.available and s.launcher in LOCAL_LAUNCHERS]
 
 
 def main() -> None:
@@ -44,6 +49,7 @@ def main() -> None:
             sys.exit(f"not available here as local systems: {', '.join(sorted(unknown))}")
         systems = [s for s in systems if s.name in wanted]
     best: dict[str, float] = {}
+    wall: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
         for _ in range(args.rounds):
@@ -52,11 +58,13 @@ def main() -> None:
                          "-kernel", "empty", "-json", str(report)]
                 launch = plan(s, flags, LaunchOptions())
                 subprocess.run(launch.argv, check=True, env=launch.env, stdout=subprocess.DEVNULL)
-                ns = json.loads(report.read_text())["task_granularity_seconds"] * 1e9
-                best[s.name] = min(best.get(s.name, ns), ns)
+                r = json.loads(report.read_text())
+                ns = r["task_granularity_seconds"] * 1e9
+                if ns < best.get(s.name, float("inf")):
+                    best[s.name], wall[s.name] = ns, r["elapsed_seconds"] * 1e9 / r["totals"]["tasks"]
     print(f"{args.pattern}, empty kernel, {args.steps} steps x {cores} points, best of {args.rounds} interleaved rounds")
     for name, ns in sorted(best.items(), key=lambda kv: kv[1]):
-        print(f"  {name:20s} {ns:9.1f} ns per task")
+        print(f"  {name:24s} {ns:12.1f} ns per task ({wall[name]:12.1f} ns wall per task)")
 
 
 if __name__ == "__main__":

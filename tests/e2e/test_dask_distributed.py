@@ -12,12 +12,9 @@ import time
 
 import pytest
 
-from systems import PROBE, BIN, BUILD, ROOT, built_systems, totals
-
-sys.path.insert(0, str(ROOT / "python"))
+from systems import BIN, BUILD, PROBE, ROOT, built_systems, totals
 
 ARGS = ["-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "100000"]
-
 
 
 def require():
@@ -72,3 +69,24 @@ def test_through_the_harness_with_its_workers(probe, tmp_path):
                          capture_output=True, text=True, env=env, timeout=120)
     assert got.returncode == 0, got.stdout + got.stderr
     assert "4 (2 x 2)" in got.stdout, got.stdout
+
+
+def test_a_killed_harness_leaves_no_cluster_behind(probe, tmp_path):
+    """SIGKILL to the harness in the middle of a run: its guard and the ties end the cluster
+    (scheduler, workers, the cluster starter and the system) at once."""
+    require()
+    from taskbench import leftovers
+    env = {**os.environ, PROBE: probe, "PYTHONPATH": str(ROOT / "python")}
+    harness = subprocess.Popen([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "tb.db"), "run",
+                                "--workers", "2", "dask_distributed", "-steps", "100000", "-width", "2"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        # Up: the cluster starter, the scheduler, 2 workers and the system.
+        while len(leftovers.processes_with(PROBE, probe)) < 6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(leftovers.processes_with(PROBE, probe)) >= 6
+    finally:
+        harness.kill()
+        harness.wait()
+    assert leftovers.wait_until_gone(PROBE, probe, 3.0) == []

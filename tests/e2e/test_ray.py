@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from systems import PROBE, BIN, BUILD, PATTERNS, ROOT, built_systems, totals
+from systems import BIN, BUILD, PATTERNS, PROBE, ROOT, built_systems, totals
 
 sys.path.insert(0, str(ROOT / "python"))
 from taskbench.launch.loopback import missing_tools, wrap  # noqa: E402
