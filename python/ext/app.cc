@@ -37,10 +37,13 @@ taskbench::AppOptions options_of(const std::string& system, const std::vector<Fl
 }
 
 // On a bad flag or -h the core prints and exits the process, as a C++ system does: Python has
-// printed nothing yet, so nothing of its output is lost.
-void construct(taskbench::App* self, std::vector<std::string> argv, const std::string& system,
+// printed nothing yet, so nothing of its output is lost. argv comes as bytes (os.fsencode):
+// a command line need not be UTF-8, and the core must see the bytes the process was given.
+void construct(taskbench::App* self, const std::vector<nb::bytes>& argv_bytes, const std::string& system,
                const std::vector<FlagSpec>& flags, bool width_defaults_to_cores,
                const std::string& version) {
+  std::vector<std::string> argv;
+  for (const nb::bytes& b : argv_bytes) argv.emplace_back(b.c_str(), b.size());
   std::vector<char*> pointers;
   for (std::string& a : argv) pointers.push_back(a.data());
   pointers.push_back(nullptr);
@@ -65,8 +68,9 @@ void bind_app(nb::module_& m) {
       .def("__init__", &construct, nb::arg("argv"), nb::arg("system"),
            nb::arg("flags") = std::vector<FlagSpec>{}, nb::arg("width_defaults_to_cores") = false,
            nb::arg("version") = "",
-           "Parses argv (argv[0] is the program name). flags: (name, value_name, help, min, max, "
-           "text) per system flag, value_name '' for a switch, text True for a string value.")
+           "Parses argv, a list of bytes (argv[0] is the program name). flags: (name, value_name, "
+           "help, min, max, text) per system flag, value_name '' for a switch, text True for a "
+           "string value.")
       .def_prop_ro("graphs", &taskbench::App::graphs, "The graphs of the run (-and separates them).")
       .def("flag", &taskbench::App::flag, nb::arg("name"), nb::arg("default"),
            "A system flag's value (1 for a given switch), or default when absent.")
