@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from taskbench.kernels import throughput
 from taskbench.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
-from taskbench.peak import PeakTable, load_peaks
+from taskbench.peak import OwnPeak, PeakTable, load_peaks
 from taskbench.sweep import SweepParams, best_of
 
 # Repetitions of one point disagreeing by more than this are flagged in the report.
@@ -33,6 +33,7 @@ class SystemCurve:
     failures: list[dict] = field(default_factory=list)
     noisy_points: list[tuple[int, float]] = field(default_factory=list)  # (iter, spread)
     dependencies_per_task: float | None = None
+    own_peak: OwnPeak | None = None  # an external system measured against its own best
 
 
 @dataclass
@@ -68,7 +69,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         system_runs = by_system.get(system, [])
         ok = [r for r in system_runs if r["status"] == "ok"]
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
-        curve = SystemCurve(system, cores, peaks.peak(cores))
+        curve = SystemCurve(system, cores, peaks.peak_for(system, cores))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
         tries: dict[tuple[int, int], list[dict]] = defaultdict(list)
         for run in system_runs:
@@ -76,7 +77,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         for (iterations, rep), group in sorted(tries.items()):
             run = best_of(group, params.kernel)
             value = throughput(run, params.kernel) if run["status"] == "ok" else None
-            eff = efficiency(value, peaks.peak(run.get("cores"))) if value is not None else None
+            eff = efficiency(value, peaks.peak_for(system, run.get("cores"))) if value is not None else None
             granularity = run.get("granularity_seconds") if value is not None else None
             curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff))
             if value is not None:
@@ -89,6 +90,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
         values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
         curve.summary = summarize(values, params.max_spread)
+        curve.own_peak = peaks.own_peak(system, cores)
         curves[system] = curve
     return CampaignAnalysis(campaign, params, peaks, curves, runs)
 
@@ -96,5 +98,5 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
 def analyze(store, name: str) -> CampaignAnalysis:
     campaign = store.campaign(name)
     params = SweepParams.from_dict(campaign["params"])
-    peaks = load_peaks(store, params.kernel, campaign["machine_id"])
+    peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
     return analyze_runs(campaign, store.runs(name), peaks)

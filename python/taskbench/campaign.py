@@ -68,7 +68,7 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
               git_revision: str | None) -> ExecutionStats:
     campaign = store.campaign(name)
     systems = {n: registry.require_available(n) for n in params.systems}
-    peaks = load_peaks(store, params.kernel, campaign["machine_id"])
+    peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
     planner = Planner(params, peaks)
     options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
     stats = ExecutionStats()

@@ -19,9 +19,10 @@ else:  # pragma: no cover - Python 3.10
 
 from taskbench.breakdown import parse_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
+from taskbench.external import resolve_external
 from taskbench.locations import Layout
 
-KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback")
+KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback", "external")
 
 
 @dataclass
@@ -46,6 +47,9 @@ class System:
     # How to ask for a work/overhead/idle/discovery breakdown (`run --breakdown`, studies):
     # {args = [...], env = {...}, requires = [...]}, "{build}" standing for the build folder.
     breakdown: dict | None = None
+    # Another suite's port (taskbench.external): `command` run with the flags, `cores` counted.
+    external: bool = False
+    command: str = ""
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False
@@ -73,6 +77,11 @@ def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
         raise UserError(f"{source}: system '{entry['name']}': 'args' must be a list of strings",
                         EXIT_ENVIRONMENT)
     known["args"] = [str(a) for a in args]
+    if known.get("external"):
+        if known.get("launcher", "external") != "external":
+            raise UserError(f"{source}: system '{entry['name']}': an external system has no launcher "
+                            f"(it runs its command), not '{known['launcher']}'", EXIT_ENVIRONMENT)
+        known["launcher"] = "external"
     if "breakdown" in known:
         known["breakdown"] = parse_breakdown(known["breakdown"], f"{source}: system '{entry['name']}'")
     return System(folder=folder, extra=extra, **known)
@@ -135,6 +144,9 @@ def _launcher_reason(system: System) -> str:
 
 def resolve(system: System, layout: Layout) -> System:
     """Sets available / reason / binary_path for this machine's build."""
+    if system.external:
+        resolve_external(system)
+        return system
     binary = Path(system.binary)
     if binary.is_absolute():
         path = binary

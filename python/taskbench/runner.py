@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from taskbench import guard, leftovers, provenance, tied
+from taskbench.external import missing_summary
 from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
 from taskbench.launch.diagnosis import rank_death, signal_name
 from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
@@ -159,7 +160,9 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
     options = options or LaunchOptions()
     with tempfile.TemporaryDirectory(prefix="taskbench-run-") as tmp:
         report_path = Path(tmp) / "report.json"
-        launch = plan(system, [*flags, "-json", str(report_path)], options)
+        # An external command (another suite's port) does not know -json: its summary lines count.
+        json_flags = [] if system.external else ["-json", str(report_path)]
+        launch = plan(system, [*flags, *json_flags], options)
         is_mpi = (options.launcher or system.launcher) in MPI_LAUNCHERS
         # Not in set_env: neither is provenance, and both change with every run. The launch's
         # marker finds its processes at a timeout; the harness's, when the harness is gone.
@@ -172,10 +175,27 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         if watch is not None:
             env[WATCH_VARIABLE] = str(watch.path)
         try:
-            return _run(launch, env, marker, watch, is_mpi, timeout, report_path)
+            outcome = _run(launch, env, marker, watch, is_mpi, timeout, report_path)
         finally:
             if watch is not None:
                 watch.close()
+    if system.external:
+        _count_external(outcome, system.cores)
+    return outcome
+
+
+def _count_external(outcome: RunOutcome, cores: int) -> None:
+    """An external command's figures come from its summary lines alone: all four required
+    lines or a clear failure; its declared cores make its task granularity."""
+    missing = missing_summary(outcome.metrics)
+    if missing and outcome.status in ("ok", "no_report"):
+        outcome.status = "no_report"
+        outcome.reason = (f"exit code 0 but no Task Bench summary line {', '.join(missing)} in its output "
+                          "(an external command must print the original summary lines)")
+    outcome.metrics["cores"] = cores
+    outcome.threads_per_rank = None
+    tasks, elapsed = outcome.metrics.get("tasks"), outcome.metrics.get("elapsed_seconds")
+    outcome.metrics["granularity_seconds"] = elapsed * cores / tasks if tasks and elapsed is not None else None
 
 
 def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,

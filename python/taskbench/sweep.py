@@ -67,6 +67,9 @@ class SweepParams:
     launcher: str | None = None  # mpirun or srun for MPI systems; None: the registry's
     max_spread: float = 0.10
     rechecks: int = 2  # rounds of extra tries while the repetitions still disagree
+    # `--external` systems of this campaign, {name: {"cores": N, "command": "..."}}: stored, so
+    # that a resumed campaign runs the same commands (taskbench.external).
+    externals: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -150,7 +153,8 @@ class Planner:
     def efficiency_of(self, run: dict | None) -> float | None:
         if run is None or run.get("status") != "ok":
             return None
-        return efficiency(throughput(run, self.params.kernel), self.peaks.peak(run.get("cores")))
+        return efficiency(throughput(run, self.params.kernel),
+                          self.peaks.peak_for(run.get("system"), run.get("cores")))
 
     def _near_threshold(self, eff: float | None) -> bool:
         t = self.params.threshold

@@ -23,6 +23,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
         notes = list(s.warnings)
         if s.median is None:
             notes.insert(0, s.text_status)
+        if curve.own_peak is not None:
+            notes.append(own_peak_note(curve.own_peak, p.kernel))
         if curve.noisy_points:
             notes.append(f"{len(curve.noisy_points)} noisy sizes")
         if curve.failures:
@@ -38,6 +40,12 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
                          units.percent(best), units.rate(curve.peak, unit(p.kernel)),
                          len(curve.failures), "; ".join(notes)])
     return columns, rows
+
+
+def own_peak_note(own, kernel: str) -> str:
+    """Why an external system's efficiency is not against the machine's peak."""
+    return (f"external: efficiency vs its own best {units.rate(own.own, unit(kernel))}, "
+            f"{own.factor:.1f}x below the machine peak with our kernel (another kernel family)")
 
 
 def failures_table(analyses) -> tuple[list[str], list[list]]:

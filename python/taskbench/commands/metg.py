@@ -12,6 +12,7 @@ import shlex
 from taskbench import campaign, provenance, units
 from taskbench.analysis import analyze
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.external import add_externals, externals_from_specs
 from taskbench.kernels import kernel_info, unit
 from taskbench.launch import LaunchOptions
 from taskbench.runner import run_once
@@ -53,6 +54,9 @@ def add_parser(subparsers, common):
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    p.add_argument("--external", action="append", metavar="NAME=CORES:COMMAND",
+                   help="also sweep a command that takes the Task Bench flags and prints the original "
+                        "summary lines, using CORES cores (repeatable; docs/harness.md)")
     return p
 
 
@@ -67,8 +71,10 @@ def _validate(args) -> None:
         raise UserError(f"--refine {args.refine}: must be 0 or more")
 
 
-def _systems(args, ctx) -> list[str]:
+def _systems(args, ctx, externals: dict) -> list[str]:
     registry = ctx.registry
+    add_externals(registry, externals)
+    named = [*args.systems, *externals]
     if args.default:
         chosen = []
         for s in registry.defaults():
@@ -78,12 +84,12 @@ def _systems(args, ctx) -> list[str]:
                 ctx.console.warn(f"default system {s.name} skipped: {s.reason}")
         if not chosen:
             raise UserError("no default system is available (see `taskbench systems`)", EXIT_ENVIRONMENT)
-        return chosen + [n for n in args.systems if n not in chosen]
-    if not args.systems:
-        raise UserError("name at least one system (or --default); `taskbench systems` lists them")
-    for name in args.systems:
+        return chosen + [n for n in named if n not in chosen]
+    if not named:
+        raise UserError("name at least one system (or --default, or --external); `taskbench systems` lists them")
+    for name in named:
         registry.require_available(name)
-    return list(dict.fromkeys(args.systems))
+    return list(dict.fromkeys(named))
 
 
 def _params(args, ctx) -> SweepParams:
@@ -92,8 +98,9 @@ def _params(args, ctx) -> SweepParams:
         extra = shlex.split(args.flags)
     except ValueError as exc:
         raise UserError(f"--flags: {exc}")
+    externals = externals_from_specs(args.external)
     return SweepParams(
-        systems=_systems(args, ctx), pattern=args.pattern, kernel=args.kernel, steps=args.steps,
+        systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,
         width=args.width or provenance.available_cores(), radix=args.radix,
         threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
         refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
@@ -107,6 +114,7 @@ def main(args, ctx) -> int:
     if args.resume is not None:
         target = campaign.resume_target(store, "metg", args.resume or args.campaign)
         name, params = target["name"], SweepParams.from_dict(target["params"])
+        add_externals(ctx.registry, params.externals)
         if target["status"] == "done":
             ctx.console.note(f"campaign {name} is already complete; showing its results")
         else:
@@ -129,6 +137,7 @@ def main(args, ctx) -> int:
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
     ctx.console.table(campaign_title(analysis), columns, rows)
     _report_peaks(ctx, analysis)
+    _record_own_peaks(store, name, analysis)
     for curve in analysis.curves.values():
         for warning in curve.summary.warnings:
             ctx.console.warn(f"{curve.system}: {warning}")
@@ -156,6 +165,9 @@ def _preflight(ctx, params: SweepParams) -> None:
         outcome = run_once(ctx.registry.get(name), flags, options, timeout=60)
         if outcome.status == "bad_flags":
             raise UserError(f"{name} rejects the sweep's flags: {outcome.reason}", EXIT_USAGE)
+        if name in params.externals and not outcome.ok:
+            raise UserError(f"external {name} failed its first run ({outcome.status}): {outcome.reason}",
+                            EXIT_USAGE)
 
 
 def _report_peaks(ctx, analysis) -> None:
@@ -164,6 +176,15 @@ def _report_peaks(ctx, analysis) -> None:
             else "best run of this campaign"
         ctx.console.note(f"peak with {cores} core(s): {units.rate(info['peak'], unit(analysis.params.kernel))} "
                          f"({source})")
+
+
+def _record_own_peaks(store, name: str, analysis) -> None:
+    """Stores, with the campaign, which external systems were measured against their own best
+    (the table says so too): a reader of the store alone must not take them for our peak."""
+    own = {c.system: {"cores": c.own_peak.cores, "own_best": c.own_peak.own, "machine_peak": c.own_peak.machine}
+           for c in analysis.curves.values() if c.own_peak is not None}
+    if own:
+        store.annotate_campaign_machine(name, "external_own_peaks", own)
 
 
 def _warn_if_loaded(ctx) -> None:

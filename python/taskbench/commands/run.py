@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from taskbench import campaign, units
 from taskbench.breakdown import with_breakdown
-from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE
+from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.external import add_externals, externals_from_specs
 from taskbench.kernels import KERNELS, throughput, unit
 from taskbench.launch import LaunchOptions
 from taskbench.peak import load_peaks
 from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
-OPTIONS_WITH_VALUE = {"--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
+OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 
 
@@ -28,6 +29,8 @@ def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
         name = token.split("=", 1)[0]
         if name in OPTIONS_WITH_VALUE:
             harness.append(token)
+            # --external names the system: every later token is the system's.
+            system_seen = system_seen or name == "--external"
             if "=" not in token and i + 1 < len(tokens):
                 harness.append(tokens[i + 1])
                 i += 1
@@ -45,7 +48,10 @@ def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
 def add_parser(subparsers, common):
     p = subparsers.add_parser("run", parents=[common], help="one run of one system, stored",
                               usage="taskbench run [options] SYSTEM [task-bench flags ...]")
-    p.add_argument("system", help="a name from `taskbench systems`")
+    p.add_argument("system", nargs="?", help="a name from `taskbench systems` (or the NAME of --external)")
+    p.add_argument("--external", metavar="NAME=CORES:COMMAND",
+                   help="run a command that takes the Task Bench flags and prints the original "
+                        "summary lines, counted as CORES cores (docs/harness.md)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is killed (600)")
     p.add_argument("--ranks", "--workers", dest="ranks", type=int,
                    help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
@@ -60,8 +66,19 @@ def add_parser(subparsers, common):
     return p
 
 
+def _system_name(args, ctx) -> str:
+    externals = externals_from_specs([args.external] if args.external else [])
+    add_externals(ctx.registry, externals)
+    if args.system and externals and args.system not in externals:
+        raise UserError(f"run one system: '{args.system}' or the --external {next(iter(externals))}")
+    name = args.system or next(iter(externals), None)
+    if name is None:
+        raise UserError("name a system (`taskbench systems` lists them) or give --external NAME=CORES:COMMAND")
+    return name
+
+
 def main(args, ctx) -> int:
-    system = ctx.registry.require_available(args.system)
+    system = ctx.registry.require_available(_system_name(args, ctx))
     if args.breakdown:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store

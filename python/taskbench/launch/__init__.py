@@ -75,6 +75,8 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         from taskbench.launch import srun as module
     elif launcher == "dask":
         from taskbench.launch import dask as module
+    elif launcher == "external":
+        from taskbench.launch import external as module
     elif launcher == "loopback":
         from taskbench.launch import loopback as module
     else:
