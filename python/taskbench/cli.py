@@ -10,12 +10,12 @@ import sys
 import threading
 
 from taskbench import __version__
-from taskbench.commands import campaigns, compare, export, metg, peak, report, run, study, systems
+from taskbench.commands import campaigns, compare, export, metg, peak, predict, report, run, study, systems
 from taskbench.context import make_context
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError
 
-COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, study, report, compare,
-                                                      export, campaigns)}
+COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, predict, study, report,
+                                                      compare, export, campaigns)}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,122 @@
+"""`taskbench predict`: the strong-scaling limit of an application from a system's METG
+(the paper §V-I; the method in docs/predict.md, the math in taskbench.predict)."""
+
+from __future__ import annotations
+
+from taskbench import provenance, units
+from taskbench.analysis import analyze
+from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.predict import Application, predict
+
+DEFAULT_NODES = "1,2,4,8,16,32,64,128,256,512,1024"
+# The paper's Table 6: how far (mean factor) this prediction fell from measured strong scaling.
+PAPER_ERROR = "the paper (Table 6) finds this within 1.43-1.96x in nodes and 1.15-1.29x in time on average"
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser("predict", parents=[common],
+                              help="strong-scaling limit of an application from a system's METG")
+    p.add_argument("--metg", action="append", metavar="SECONDS|NODES=SECONDS",
+                   help="METG(50%%): one value for every node count, or one per node count (repeatable)")
+    p.add_argument("--system", help="take the METG from this system's latest stored metg campaign")
+    p.add_argument("--campaign", help="with --system: this metg campaign instead of the latest")
+    p.add_argument("--work", type=float, required=True,
+                   help="the application's total work in core-seconds (one-node time x cores per node)")
+    tasks = p.add_mutually_exclusive_group(required=True)
+    tasks.add_argument("--tasks-per-core", type=float,
+                       help="tasks each core runs (time steps of a graph one task per core wide)")
+    tasks.add_argument("--tasks", type=int, help="a fixed total number of tasks")
+    p.add_argument("--cores-per-node", type=int, help="cores per node (default: this machine's)")
+    p.add_argument("--nodes", help=f"node counts to predict ({DEFAULT_NODES}); with NODES=SECONDS "
+                                   "METGs, their node counts")
+    return p
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{what} '{text}': not a number", EXIT_USAGE)
+    if not value > 0:
+        raise UserError(f"{what} '{text}': must be positive", EXIT_USAGE)
+    return value
+
+
+def _node_count(text: str, what: str) -> int:
+    value = _number(text, what)
+    if value != int(value):
+        raise UserError(f"{what} '{text}': must be a whole number of nodes", EXIT_USAGE)
+    return int(value)
+
+
+def _stored_metg(ctx, system: str, campaign: str | None) -> float:
+    store = ctx.store
+    if campaign is None:
+        named = [c for c in store.campaigns("metg") if system in c["params"].get("systems", [])]
+        if not named:
+            raise UserError(f"no stored metg campaign measured '{system}' (run `taskbench metg {system}`)",
+                            EXIT_USAGE)
+        campaign = named[-1]["name"]
+    analysis = analyze(store, campaign)
+    curve = analysis.curves.get(system)
+    if curve is None:
+        raise UserError(f"campaign '{campaign}' did not measure '{system}'", EXIT_USAGE)
+    if curve.summary.median is None:
+        raise UserError(f"{system} has no METG in campaign '{campaign}': {curve.summary.text_status}", EXIT_USAGE)
+    ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.median)} "
+                     f"(campaign {campaign}, {analysis.nodes} node(s)); METG rises with node count, "
+                     "give --metg NODES=SECONDS for larger machines")
+    return curve.summary.median
+
+
+def _metg_by_nodes(args, ctx) -> dict[int, float]:
+    if bool(args.metg) == bool(args.system):
+        raise UserError("give the METG: --metg SECONDS (or NODES=SECONDS ...), or --system NAME", EXIT_USAGE)
+    nodes = [_node_count(n, "--nodes") for n in (args.nodes or DEFAULT_NODES).split(",")]
+    if args.system:
+        metg = _stored_metg(ctx, args.system, args.campaign)
+        return {n: metg for n in nodes}
+    per_node = [m for m in args.metg if "=" in m]
+    if per_node and len(per_node) != len(args.metg):
+        raise UserError("--metg: either one SECONDS or NODES=SECONDS for each node count, not both", EXIT_USAGE)
+    if not per_node:
+        if len(args.metg) > 1:
+            raise UserError("--metg: one SECONDS value, or NODES=SECONDS per node count", EXIT_USAGE)
+        metg = _number(args.metg[0], "--metg")
+        return {n: metg for n in nodes}
+    if args.nodes:
+        raise UserError("--nodes: with NODES=SECONDS METGs the node counts are theirs", EXIT_USAGE)
+    table = {}
+    for item in per_node:
+        n, _, seconds = item.partition("=")
+        table[_node_count(n, "--metg NODES")] = _number(seconds, f"--metg {n}=")
+    return table
+
+
+def main(args, ctx) -> int:
+    work = _number(str(args.work), "--work")
+    cores = args.cores_per_node or provenance.available_cores()
+    if cores <= 0:
+        raise UserError(f"--cores-per-node {cores}: must be positive", EXIT_USAGE)
+    if args.tasks_per_core is not None:
+        _number(str(args.tasks_per_core), "--tasks-per-core")
+    if args.tasks is not None:
+        _number(str(args.tasks), "--tasks")
+    app = Application(work, cores, args.tasks_per_core, args.tasks)
+    result = predict(app, _metg_by_nodes(args, ctx))
+    rows = [[r.nodes, r.cores, f"{r.tasks:g}", units.seconds(r.granularity), units.seconds(r.metg),
+             f"{r.margin:.2f}", units.seconds(r.ideal_time), "yes" if r.efficient else "no"]
+            for r in result.rows]
+    ctx.console.table("predicted strong scaling (ideal time; efficient while granularity >= METG)",
+                      ["nodes", "cores", "tasks", "task granularity", "METG", "granularity/METG",
+                       "ideal time", ">= 50% efficient"], rows)
+    if result.limit is None:
+        print(f"limit: below METG already at {result.rows[0].nodes} node(s): "
+              "the application's tasks are too small for this system")
+    else:
+        print(f"limit: {result.limit.nodes} nodes, time to solution {units.seconds(result.limit.ideal_time)}")
+    if result.crossing_nodes is not None:
+        print(f"ideal scaling meets METG at {result.crossing_nodes:.3g} nodes, "
+              f"time to solution {units.seconds(result.crossing_time)}")
+    ctx.console.note(PAPER_ERROR)
+    return EXIT_OK
