@@ -86,7 +86,8 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
             spread = relative_spread(values)
             if spread is not None and spread > POINT_SPREAD_WARNING:
                 curve.noisy_points.append((it, spread))
-        deps = [r["dependencies"] / r["tasks"] for r in ok if r.get("tasks")]
+        # An external port need not print Total Dependencies.
+        deps = [r["dependencies"] / r["tasks"] for r in ok if r.get("tasks") and r.get("dependencies") is not None]
         curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
         values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
         curve.summary = summarize(values, params.max_spread)

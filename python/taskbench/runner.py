@@ -101,6 +101,10 @@ def metrics_from(report: dict | None, summary: dict) -> dict:
         m = dict(summary)
         m.setdefault("cores", None)
         m["granularity_seconds"] = None
+        # FLOP/s and B/s lines are optional (not every port prints them): totals / elapsed.
+        for total, rate in (("flops", "flops_per_second"), ("bytes", "bytes_per_second")):
+            if m.get(rate) is None and m.get(total) is not None and m.get("elapsed_seconds"):
+                m[rate] = m[total] / m["elapsed_seconds"]
     if m.get("granularity_seconds") is None and m.get("tasks") and m.get("elapsed_seconds") is not None:
         m["granularity_seconds"] = m["elapsed_seconds"] * (m.get("cores") or 1) / m["tasks"]
     return m
