@@ -11,6 +11,7 @@ APT_PACKAGES=(
   clang-19 libomp-19-dev                            # OpenMP systems on LLVM's runtime
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
   iproute2                                          # two-host MPI test (network namespaces)
+  chromium                                          # the report test renders the HTML page headless
   python3 python3-pip python3-venv
 )
 

@@ -9,6 +9,7 @@ from taskbench.kernels import throughput
 from taskbench.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
 from taskbench.peak import OwnPeak, PeakTable, load_peaks
 from taskbench.sweep import SweepParams, best_of
+from taskbench.traces import is_trace_run
 
 # Repetitions of one point disagreeing by more than this are flagged in the report.
 POINT_SPREAD_WARNING = 0.25
@@ -59,6 +60,7 @@ class CampaignAnalysis:
 
 def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> CampaignAnalysis:
     params = SweepParams.from_dict(campaign["params"])
+    runs = [r for r in runs if not is_trace_run(r)]  # tracing slows a run down: not a sweep point
     for run in runs:
         peaks.observe(run)
     by_system: dict[str, list[dict]] = defaultdict(list)

@@ -2,6 +2,9 @@
 
 Fig. 6  throughput vs problem size            one per METG campaign
 Fig. 7  efficiency vs task granularity         one per METG campaign, threshold line, METG marks
+METG bars                                      one per METG campaign: which system is fastest at small tasks
+Curves are the median over repetitions with a shaded band for their range; every system has
+the colour colors.color_for gives it, in every figure.
 Fig. 9  METG vs nodes                          campaigns of one pattern at several node counts
 Fig. 10 METG vs dependencies per task          nearest-pattern campaigns with different radix
 Every function returns a matplotlib Figure, or None when the data cannot make that figure.
@@ -17,6 +20,10 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
+from matplotlib.ticker import EngFormatter, NullFormatter  # noqa: E402
+
+from taskbench import units  # noqa: E402
+from taskbench.colors import color_for  # noqa: E402
 from taskbench.kernels import unit  # noqa: E402
 
 _MARKERS = "osD^v<>pPX*h"
@@ -26,37 +33,66 @@ def style(i: int) -> dict:
     return {"marker": _MARKERS[i % len(_MARKERS)], "markersize": 4, "linewidth": 1.2}
 
 
+def log_axis(ax, axis: str, label: str, unit: str) -> None:
+    """A log axis whose ticks carry the unit with an SI prefix (10 µs, 1 GFLOP/s)."""
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(EngFormatter(unit=unit))
+    target.set_minor_formatter(NullFormatter())  # "6x10^-8" between "10 ns" and "100 ns" only confuses
+    getattr(ax, f"set_{axis}label")(f"{label} (log scale)")
+
+
+def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
+    """The median line of one system and a shaded band for the range over repetitions."""
+    color = color_for(system)
+    ax.fill_between(xs, low, high, color=color, alpha=0.18, linewidth=0)
+    ax.plot(xs, mid, color=color, marker="o", markersize=3, linewidth=1.4, label=label)
+
+
 def throughput_vs_size(analysis) -> Figure | None:
     p = analysis.params
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.add_subplot()
     drawn = False
-    for i, curve in enumerate(analysis.curves.values()):
+    for curve in analysis.curves.values():
         its = sorted(curve.throughput)
         if not its:
             continue
-        mean = [statistics.fmean(curve.throughput[it]) for it in its]
-        low = [m - min(curve.throughput[it]) for m, it in zip(mean, its)]
-        high = [max(curve.throughput[it]) - m for m, it in zip(mean, its)]
-        ax.errorbar(its, mean, yerr=[low, high], label=f"{curve.system} ({curve.cores} cores)",
-                    capsize=2, **style(i))
+        values = [curve.throughput[it] for it in its]
+        _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
+              [max(v) for v in values], curve.system, f"{curve.system} ({curve.cores} cores)")
         drawn = True
     if not drawn:
         return None
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    log_axis(ax, "y", unit(p.kernel), unit(p.kernel))
     for cores, info in analysis.peaks.describe().items():
         if info["peak"]:
             ax.axhline(info["peak"], color="grey", linestyle=":", linewidth=0.8)
             ax.annotate(f"peak, {cores} core(s)", (ax.get_xlim()[0], info["peak"]), fontsize=7,
                         color="grey", va="bottom")
-    ax.set_xlabel("problem size (kernel iterations per task)")
-    ax.set_ylabel(unit(p.kernel))
-    ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {p.steps} steps x {p.width})", fontsize=10)
+    ax.set_xlabel("problem size (kernel iterations per task, log scale)")
+    ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {p.steps} steps x {p.width})\n"
+                 "line: median, band: range over repetitions", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _efficiency_by_size(curve) -> list[tuple[float, float, float, float]]:
+    """(median granularity, min, median, max efficiency in %) per size, in sweep order."""
+    by_iter: dict[int, list] = defaultdict(list)
+    for points in curve.reps.values():
+        for pt in points:
+            if pt.ok:
+                by_iter[pt.iter].append(pt)
+    rows = []
+    for it in sorted(by_iter, reverse=True):
+        effs = [pt.efficiency * 100 for pt in by_iter[it]]
+        rows.append((statistics.median(pt.granularity for pt in by_iter[it]),
+                     min(effs), statistics.median(effs), max(effs)))
+    return rows
 
 
 def efficiency_vs_granularity(analysis) -> Figure | None:
@@ -64,29 +100,61 @@ def efficiency_vs_granularity(analysis) -> Figure | None:
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.add_subplot()
     drawn = False
-    for i, curve in enumerate(analysis.curves.values()):
-        color = None
-        for rep, points in sorted(curve.reps.items()):
-            pts = sorted((pt for pt in points if pt.ok), key=lambda pt: -pt.iter)
-            if not pts:
-                continue
-            line, = ax.plot([pt.granularity for pt in pts], [pt.efficiency * 100 for pt in pts],
-                            color=color, alpha=0.85, label=curve.system if color is None else None,
-                            **style(i))
-            color = line.get_color()
-            drawn = True
-        if curve.summary and curve.summary.median is not None and color is not None:
-            ax.axvline(curve.summary.median, color=color, linestyle=":", linewidth=0.9)
+    for curve in analysis.curves.values():
+        rows = _efficiency_by_size(curve)
+        if not rows:
+            continue
+        xs, low, mid, high = zip(*rows)
+        metg = curve.summary.median if curve.summary else None
+        label = f"{curve.system}, METG {units.seconds(metg)}" if metg else f"{curve.system}, no METG"
+        _band(ax, xs, low, mid, high, curve.system, label)
+        if metg:
+            ax.plot([metg], [p.threshold * 100], marker="D", markersize=7, color=color_for(curve.system),
+                    markeredgecolor="black", markeredgewidth=0.6, zorder=5)
+            ax.axvline(metg, color=color_for(curve.system), linestyle=":", linewidth=0.9)
+        drawn = True
     if not drawn:
         return None
     ax.axhline(p.threshold * 100, color="red", linestyle="--", linewidth=1, label=f"{p.threshold:.0%} threshold")
-    ax.set_xscale("log")
-    ax.set_xlabel("task granularity (s) = elapsed x cores / tasks")
+    log_axis(ax, "x", "task granularity = elapsed x cores / tasks", "s")
     ax.set_ylabel("efficiency (% of peak)")
     ax.set_ylim(0, max(105, ax.get_ylim()[1]))
-    ax.set_title(f"efficiency vs task granularity ({p.pattern}, {p.kernel})", fontsize=10)
+    ax.plot([], [], marker="D", linestyle="none", color="grey", markeredgecolor="black", label="METG (median)")
+    ax.set_title(f"efficiency vs task granularity ({p.pattern}, {p.kernel})\n"
+                 "line: median, band: range over repetitions", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def metg_bars(analysis) -> Figure | None:
+    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range."""
+    p = analysis.params
+    curves = sorted(analysis.curves.values(),
+                    key=lambda c: (c.summary.median is None, c.summary.median or 0, c.system))
+    if not curves or all(c.summary.median is None for c in curves):
+        return None
+    fig = Figure(figsize=(6.4, 1.7 + 0.45 * len(curves)))
+    ax = fig.add_subplot()
+    floor = min(c.summary.low for c in curves if c.summary.median) / 10
+    for y, c in enumerate(curves):
+        s = c.summary
+        if s.median is None:
+            ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=color_for(c.system))
+            continue
+        ax.barh(y, s.median - floor, left=floor, color=color_for(c.system), height=0.6)
+        ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
+                    capsize=3, linewidth=0.9)
+        ax.text(s.high * 1.08, y, units.seconds(s.median), va="center", fontsize=8)
+    ax.set_yticks(range(len(curves)))
+    ax.set_yticklabels([c.system for c in curves])
+    log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
+    ax.set_xlim(floor, max(c.summary.high for c in curves if c.summary.median) * 10)
+    ax.set_ylim(len(curves) - 0.5, -0.5)
+    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\nbar: median, whisker: range over "
+                 f"{p.reps} repetitions", fontsize=9)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     return fig
 
@@ -112,10 +180,9 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure | No
         xs = sorted(points)
         med = [points[x][0] for x in xs]
         err = [[points[x][0] - points[x][1] for x in xs], [points[x][2] - points[x][0] for x in xs]]
-        ax.errorbar(xs, med, yerr=err, label=name, capsize=2, **style(i))
-    ax.set_yscale("log")
+        ax.errorbar(xs, med, yerr=err, label=name, capsize=2, color=color_for(name), **style(i))
+    log_axis(ax, "y", f"METG({threshold:.0%})", "s")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(f"METG({threshold:.0%}) (s)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)

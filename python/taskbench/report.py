@@ -10,16 +10,19 @@ from taskbench import units
 from taskbench.analysis import analyze
 from taskbench.kernels import unit
 from taskbench.report_html import Figures, html_table
+from taskbench.report_traces import trace_section
 from taskbench.report_studies import breakdown_section, study_sections
 from taskbench.studies import execute, results
 from taskbench.tables import campaign_title, failures_table, metg_table
 
 _CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 84em; color: #222; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
-figure { display: inline-block; margin: 0.4em; }
+figure { display: inline-block; margin: 0.4em; vertical-align: top; }
+.row { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: flex-start; }
+.row figure { max-width: 49%; margin: 0; }
 img { max-width: 100%; }
 .warn { color: #a15c00; }
 .muted { color: #777; font-size: 0.85em; }
@@ -60,6 +63,29 @@ def _peaks(store) -> str:
     return html_table(["campaign", "kernel", "system", "cores", "best", "host"], rows)
 
 
+def _metg_campaign(store, a, figures, plots, plots_trace) -> list[str]:
+    parts = [f"<h3>{html.escape(campaign_title(a))}</h3>", html_table(*metg_table(a))]
+    if plots:
+        parts.append("<div class='row'>"
+                     + figures.add(f"{a.name}_metg", plots.metg_bars(a),
+                                   f"METG per system, smallest first ({a.name})")
+                     + figures.add(f"{a.name}_fig7_efficiency", plots.efficiency_vs_granularity(a),
+                                   f"Fig. 7 style: efficiency vs task granularity ({a.name})")
+                     + "</div>")
+    for curve in a.curves.values():
+        for w in curve.summary.warnings:
+            parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
+        if curve.noisy_points:
+            sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
+            parts.append(f"<p class='warn'>{html.escape(curve.system)}: repetitions disagree by more "
+                         f"than 25% at {html.escape(sizes)}</p>")
+    if plots:
+        parts.append(figures.add(f"{a.name}_fig6_throughput", plots.throughput_vs_size(a),
+                                 f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
+    parts += trace_section(store, a, figures if plots else None, plots_trace if plots else None)
+    return parts
+
+
 def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console) -> Path:
     html_path = Path(html_path)
     names = campaign_names or [c["name"] for c in store.campaigns()]
@@ -67,29 +93,18 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
     analyses = [analyze(store, n) for n in names if kinds[n] == "metg"]
     study_results = [results.load(store, n) for n in names if kinds[n] == execute.KIND]
     try:
-        from taskbench import plots
+        from taskbench import plots, plots_trace
     except ImportError:
-        plots = None
+        plots = plots_trace = None
         console.warn("matplotlib is not installed: the report has tables but no figures")
     figures = Figures(html_path.with_name(html_path.stem + "_figures"))
     parts = [f"<h1>taskbench report</h1><p class='muted'>{len(analyses)} METG campaign(s), "
              f"{len(study_results)} study campaign(s) from {html.escape(str(store.path))}</p>"]
-    parts.append("<h2>METG</h2>")
+    # The first screen answers the main question: the METG table and which system is fastest
+    # at small tasks; everything else comes below.
+    parts.append("<h2>METG: which system is fastest at small tasks?</h2>")
     for a in analyses:
-        parts.append(f"<h3>{html.escape(campaign_title(a))}</h3>")
-        parts.append(html_table(*metg_table(a)))
-        for curve in a.curves.values():
-            for w in curve.summary.warnings:
-                parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
-            if curve.noisy_points:
-                sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
-                parts.append(f"<p class='warn'>{html.escape(curve.system)}: repetitions disagree by more "
-                             f"than 25% at {html.escape(sizes)}</p>")
-        if plots:
-            parts.append(figures.add(f"{a.name}_fig6_throughput", plots.throughput_vs_size(a),
-                                     f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
-            parts.append(figures.add(f"{a.name}_fig7_efficiency", plots.efficiency_vs_granularity(a),
-                                     f"Fig. 7 style: efficiency vs task granularity ({a.name})"))
+        parts += _metg_campaign(store, a, figures, plots, plots_trace)
     if plots:
         extra = [(n, f, "Fig. 10 style: METG vs dependencies per task") for n, f in plots.metg_vs_dependencies(analyses)]
         extra += [(n, f, "Fig. 9 style: METG vs nodes") for n, f in plots.metg_vs_nodes(analyses)]

@@ -76,6 +76,10 @@ CREATE TABLE IF NOT EXISTS runs (
   report TEXT,                     -- JSON: the system's whole report
   UNIQUE (campaign, key)
 );
+CREATE TABLE IF NOT EXISTS traces (  -- the task events of a run made with -trace (traces.py)
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  events TEXT NOT NULL             -- JSON: {"workers": [[pid, tid], ...], "events": [[w, graph, t, i, start_us, dur_us], ...]}
+);
 CREATE INDEX IF NOT EXISTS runs_by_campaign ON runs(campaign);
 CREATE INDEX IF NOT EXISTS runs_by_kernel ON runs(kernel, status);
 """
@@ -215,6 +219,15 @@ class Store:
         if where:
             sql += " WHERE " + " AND ".join(where)
         return [_decode(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
+
+    # -- traces -----------------------------------------------------------------------------
+    def add_trace(self, run_id: int, events: dict) -> None:
+        self.db.execute("INSERT OR REPLACE INTO traces (run_id, events) VALUES (?, ?)",
+                        (run_id, json.dumps(events, separators=(",", ":"))))
+
+    def trace(self, run_id: int) -> dict | None:
+        row = self.db.execute("SELECT events FROM traces WHERE run_id=?", (run_id,)).fetchone()
+        return json.loads(row["events"]) if row else None
 
     def peak_runs(self, kernel: str, machine_id: str) -> list[dict]:
         rows = self.db.execute(

@@ -37,8 +37,9 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
     assert "core-to-core (start / end)" in text and "(sequential)" in text  # latency, serial BLAS
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
-    assert len(pngs) == 2 and all(is_png(p) for p in pngs)
-    assert len(list((tmp_path / "out" / "report_figures").glob("*.svg"))) == 2
+    # METG bars, efficiency, throughput, a Gantt per system, the time split
+    assert len(pngs) == 6 and all(is_png(p) for p in pngs)
+    assert len(list((tmp_path / "out" / "report_figures").glob("*.svg"))) == 6
 
     assert cli("export", "--csv", "runs.csv")[0] == 0
     with open(tmp_path / "runs.csv") as f:

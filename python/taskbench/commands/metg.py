@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 
-from taskbench import campaign, provenance, units
+from taskbench import campaign, provenance, traces, units
 from taskbench.analysis import analyze
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.external import add_externals, externals_from_specs
@@ -53,6 +53,8 @@ def add_parser(subparsers, common):
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")
+    p.add_argument("--no-trace", dest="trace", action="store_false",
+                   help="skip the one traced run per system at its METG (the report's Gantt charts)")
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
     p.add_argument("--external", action="append", metavar="NAME=CORES:COMMAND",
                    help="also sweep a command that takes the Task Bench flags and prints the original "
@@ -134,6 +136,8 @@ def main(args, ctx) -> int:
         raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
                         f"`taskbench metg --resume {name}`", 130)
     analysis = analyze(store, name)
+    if args.trace:
+        traces.trace_campaign(store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
     ctx.console.table(campaign_title(analysis), columns, rows)
     _report_peaks(ctx, analysis)
