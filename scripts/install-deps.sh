@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libopenblas-serial-dev                            # compute_dgemm (single-threaded BLAS)
   clang-19 libomp-19-dev                            # OpenMP systems on LLVM's runtime
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
+  libtbb-dev                                        # tbb_flow, tbb_tasks (oneTBB)
   iproute2                                          # two-host MPI test (network namespaces)
   chromium                                          # the report test renders the HTML page headless
   python3 python3-pip python3-venv
@@ -31,3 +32,14 @@ fi
 # Debian's own Python refuses pip installs (PEP 668), and the venv sees what is installed.
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 .venv/bin/python scripts/install-python-deps.py
+
+# rust_rayon's crates (Cargo.lock), vendored once so that the build runs cargo offline; again
+# only when Cargo.lock changed. Without cargo (rustup) the build reports rust_rayon as missing.
+cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+crate=systems/rust_rayon
+if [ -x "$cargo" ] && ! cmp -s "$crate/Cargo.lock" "$crate/vendor/.taskbench-lock"; then
+  echo "install-deps: vendoring the crates of $crate"
+  rm -rf "$crate/vendor"
+  "$cargo" vendor --locked --quiet --manifest-path "$crate/Cargo.toml" "$crate/vendor" >/dev/null
+  cp "$crate/Cargo.lock" "$crate/vendor/.taskbench-lock"
+fi

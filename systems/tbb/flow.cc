@@ -1,0 +1,86 @@
+// tbb_flow: a oneTBB flow graph with one continue_node per point per timestep. An edge runs
+// from every producer to its consumer (and the orderings predecessors.h adds for the reused
+// buffers); tasks without predecessors hang off one broadcast_node, and one try_put into it
+// runs every graph, which ends at wait_for_all. The flow graph is built inside the timed
+// region: it is this run's task graph, built once and run once, as openmp_task creates its
+// tasks in the run (the JSON report's system_report.discovery has the construction time).
+#include <oneapi/tbb/flow_graph.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "predecessors.h"
+#include "taskbench/app.h"
+#include "taskbench/point_buffers.h"
+
+namespace flow = oneapi::tbb::flow;
+
+namespace {
+
+using Node = flow::continue_node<flow::continue_msg>;
+
+// The nodes of one task graph, row by row (node(t, i) is rows[t][i - offset(t)]).
+class GraphNodes {
+ public:
+  GraphNodes(flow::graph& fg, flow::broadcast_node<flow::continue_msg>& start,
+             const taskbench::PointBuffers& b)
+      : g_(b.graph()), rows_(static_cast<size_t>(g_.timesteps())) {
+    tbb_system::Predecessors predecessors(g_);
+    for (long t = 0; t < g_.timesteps(); ++t) {
+      std::vector<std::unique_ptr<Node>>& row = rows_[static_cast<size_t>(t)];
+      row.reserve(static_cast<size_t>(g_.width(t)));
+      for (long i = g_.offset(t), end = i + g_.width(t); i < end; ++i) {
+        row.push_back(std::make_unique<Node>(fg, [&b, t, i](const flow::continue_msg&) { b.run(t, i); }));
+        const std::vector<tbb_system::Task>& before = predecessors.of(t, i);
+        if (before.empty()) flow::make_edge(start, *row.back());
+        for (const tbb_system::Task& p : before) flow::make_edge(node(p.first, p.second), *row.back());
+      }
+    }
+  }
+
+ private:
+  Node& node(long t, long i) { return *rows_[static_cast<size_t>(t)][static_cast<size_t>(i - g_.offset(t))]; }
+
+  const taskbench::TaskGraph& g_;
+  std::vector<std::vector<std::unique_ptr<Node>>> rows_;
+};
+
+// {"seconds", "tasks"}: the time spent building the flow graph, for `taskbench study discovery`.
+std::string discovery_json(double seconds, const std::vector<taskbench::TaskGraph>& graphs) {
+  long tasks = 0;
+  for (const taskbench::TaskGraph& g : graphs)
+    for (long t = 0; t < g.timesteps(); ++t) tasks += g.width(t);
+  char json[96];
+  std::snprintf(json, sizeof json, "{\"seconds\":%.9g,\"tasks\":%ld}", seconds, tasks);
+  return json;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag()}, true});
+  tbb_system::Threads threads(app);
+  app.display();
+  const std::vector<taskbench::PointBuffers> buffers = tbb_system::point_buffers(app);
+
+  double construction = 0;
+  const double start = taskbench::wall_time();
+  threads.arena.execute([&] {
+    // Built inside the arena: a flow graph runs its nodes in the arena it was created in.
+    flow::graph fg;
+    flow::broadcast_node<flow::continue_msg> begin(fg);
+    std::vector<GraphNodes> nodes;
+    nodes.reserve(buffers.size());
+    for (const taskbench::PointBuffers& b : buffers) nodes.emplace_back(fg, begin, b);
+    construction = taskbench::wall_time() - start;
+    begin.try_put(flow::continue_msg());
+    fg.wait_for_all();
+  });
+  const double elapsed = taskbench::wall_time() - start;
+  app.add_report_json("discovery", discovery_json(construction, app.graphs()));
+  app.report(elapsed);
+  return 0;
+}
