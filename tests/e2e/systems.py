@@ -70,3 +70,20 @@ def run(system: System, args: list[str], extra_env: dict | None = None, timeout:
 def totals(stdout: str) -> list[str]:
     """The summary lines that must be identical across systems (everything but timings)."""
     return [line.strip() for line in stdout.splitlines() if line.strip().startswith(TOTAL_LINES)]
+
+
+def serial_totals(args: list[str]) -> list[str]:
+    """serial's summary lines for args: what every system's must equal."""
+    got = subprocess.run([str(BIN / "serial"), *args], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    return totals(got.stdout)
+
+
+def every_pattern() -> list[str]:
+    """Every pattern as graphs side by side in one run (-and): for engines slow to start."""
+    args = []
+    for pattern in PATTERNS:
+        args += ["-and"] if args else []
+        args += ["-steps", "6", "-width", "4", "-type", pattern, "-radix", "3", "-fraction", "0.5",
+                 "-kernel", "compute_bound", "-iter", "20"]
+    return args

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from systems import BIN, BUILD, PATTERNS, PROBE, ROOT, built_systems, totals
+from systems import BIN, BUILD, PROBE, ROOT, built_systems, every_pattern, serial_totals, totals
 
 sys.path.insert(0, str(ROOT / "python"))
 from taskbench.launch.loopback import missing_tools, wrap  # noqa: E402
@@ -36,21 +36,6 @@ def run_ray(args, marker, extra_env=None, timeout=180):
                           timeout=timeout)
 
 
-def serial(args):
-    got = subprocess.run([str(BIN / "serial"), *args], capture_output=True, text=True)
-    assert got.returncode == 0, got.stderr
-    return totals(got.stdout)
-
-
-def every_pattern() -> list[str]:
-    args = []
-    for pattern in PATTERNS:
-        args += ["-and"] if args else []
-        args += ["-steps", "6", "-width", "4", "-type", pattern, "-radix", "3", "-fraction", "0.5",
-                 "-kernel", "compute_bound", "-iter", "20"]
-    return args
-
-
 def test_the_namespace_has_only_loopback():
     if missing_tools() or os.geteuid() != 0:
         pytest.skip("a network namespace needs unshare and ip, as root")
@@ -63,7 +48,7 @@ def test_every_pattern_equals_serial(probe):
     args = every_pattern()
     got = run_ray(["-worker", "2", *args], probe)
     assert got.returncode == 0, got.stderr
-    assert totals(got.stdout) == serial(args)
+    assert totals(got.stdout) == serial_totals(args)
 
 
 def test_other_kernels_and_1mib_outputs(probe):
@@ -74,7 +59,7 @@ def test_other_kernels_and_1mib_outputs(probe):
             "-scratch", "24000", "-iter", "2"]
     got = run_ray(args, probe)
     assert got.returncode == 0, got.stderr
-    assert totals(got.stdout) == serial(args)
+    assert totals(got.stdout) == serial_totals(args)
 
 
 def test_fault_switch_fails_validation(probe):

@@ -1,0 +1,99 @@
+"""charm4py: Charm++ through charm4py. One chare per point of each graph (column.py); a task's
+inputs arrive as messages from the chares that produced them. Run as build/bin/charm4py, this
+script checks the flags, then becomes charmrun (++local), which starts -worker N processes
+(PEs, +pN) that each run this script again under Charm++; PE 0's chare Main is the driver."""
+import os
+import sys
+from pathlib import Path
+
+from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
+
+# Set in the environment of charmrun's PEs: this script is then a Charm++ program, not the launch.
+PE_MARK = "TASKBENCH_CHARM4PY_PE"
+
+in_pe = bool(os.environ.get(PE_MARK))
+# The launch imports charm4py without its runtime (CHARM_NOLOAD): loaded, it registers an exit
+# hook that prints a complaint on stdout in a process that never calls charm.start (-h, a bad flag).
+os.environ["CHARM_NOLOAD"] = "0" if in_pe else "1"
+try:
+    import charm4py
+    import charmrun
+    if in_pe:
+        from charm4py import Array, Chare, Future, Group, charm
+except ImportError:
+    missing_engine("charm4py", "charm4py")
+del os.environ["CHARM_NOLOAD"]  # charmrun's PEs load the runtime
+if not in_pe:
+    Chare = object  # Main is only defined for the PEs' sake
+
+from taskbench import _core
+
+
+def make_app(argv: list[str]) -> App:
+    return App([Flag("-worker", "N", "PEs: processes charmrun starts, one task at a time each (default: cores)",
+                     1, MAX_WORKERS)],
+               width_defaults_to_cores=True, version=f"charm4py {charm4py.charm4py_version}", argv=argv)
+
+
+def launch() -> None:
+    """Checks the flags here (a bad one: the core's line and 2, -h: the help, before any PE
+    starts), then execs charmrun: its PEs, children of this pid, end with it."""
+    pes = make_app(sys.argv).flag("-worker", available_cores())
+    program = [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
+    # ++local: PEs are forked here, no ssh; ++useip: they reach charmrun on loopback;
+    # ++quiet: no start-up banner on stdout.
+    argv = [str(Path(charmrun.__file__).parent / "charmrun"), f"+p{pes}", "++local", "++quiet",
+            "++useip", "127.0.0.1", *program]
+    os.environ[PE_MARK] = "1"
+    sys.stdout.flush()
+    os.execv(argv[0], argv)
+
+
+def ask(method, *args):
+    """Calls a broadcast entry method that answers through a reduction, and waits for it."""
+    future = Future()
+    method(*args, future)
+    return future.get()
+
+
+class Main(Chare):
+    """The driver, on PE 0 (Charm++'s main chare): the App, the chare arrays, the timing."""
+
+    def __init__(self, args):
+        app = make_app(args)
+        app.set_parallelism(1, charm.numPes())
+        app.display()
+        graphs = app.graphs
+        processes = Group(Process)
+        ask(processes.setup, os.environ.get("TASKBENCH_FAULT", ""), _core.tracing())
+        columns = [Array(Column, g.max_width, args=[g, self.thisProxy]) for g in graphs]
+        for array in columns:
+            ask(array.ready)
+        start = wall_time()
+        finished = [Future() for _ in graphs]
+        for array, future in zip(columns, finished):
+            array.start(future)
+        for future in finished:
+            future.get()
+        elapsed = wall_time() - start
+        tally = Tally(len(graphs))
+        for note in ask(processes.note, len(graphs)):
+            tally.add(note)
+        app.report(elapsed, tally.executed)
+        charm.exit(0)
+
+    def failed(self, line: str) -> None:
+        """A task's validation failed on some PE: its line, then every process ends with 3."""
+        sys.stdout.flush()
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        charm.exit(3)
+
+
+if __name__ == "__main__":
+    if in_pe:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))  # column.py, on every PE
+        from column import Column, Process
+        charm.start(Main, classes=[Main, Column, Process])
+    else:
+        launch()
