@@ -68,13 +68,11 @@ int main(int argc, char** argv) {
   const double start = taskbench::wall_time();
   taskbench_starpu::submit_all(handles, [](const taskbench_starpu::PointTask& task,
                                            starpu_data_descr* data, size_t n) {
-    const int error = starpu_mpi_task_insert(
-        MPI_COMM_WORLD, taskbench_starpu::point_codelet(), STARPU_VALUE, &task, sizeof task,
-        STARPU_DATA_MODE_ARRAY, data, static_cast<int>(n), 0);
-    if (error != 0) {
-      std::fprintf(stderr, "%s: starpu_mpi_task_insert failed (%d)\n", TASKBENCH_SYSTEM_NAME, error);
-      std::exit(1);
-    }
+    taskbench_starpu::check_submitted(
+        starpu_mpi_task_insert(MPI_COMM_WORLD, taskbench_starpu::point_codelet(), STARPU_VALUE,
+                               &task, sizeof task, STARPU_DATA_MODE_ARRAY, data,
+                               static_cast<int>(n), 0),
+        "starpu_mpi_task_insert");
   });
   starpu_mpi_wait_for_all(MPI_COMM_WORLD);  // this rank's tasks and messages
   starpu_mpi_barrier(MPI_COMM_WORLD);       // and every other rank's

@@ -60,6 +60,12 @@ void check_workers(const taskbench::App& app, long asked) {
                   " CPU worker(s) (it uses at most one per core it sees)");
 }
 
+void check_submitted(int error, const char* call) {
+  if (error == 0) return;
+  std::fprintf(stderr, "taskbench: %s failed (%d)\n", call, error);
+  std::exit(1);
+}
+
 std::string scheduler_name() {
   const starpu_sched_policy* policy = starpu_sched_ctx_get_sched_policy(0);
   return policy && policy->policy_name ? policy->policy_name : "unknown";

@@ -23,6 +23,9 @@ starpu_conf cpu_only_conf(long workers);
 // workers than asked (it caps the count at the cores it sees), or any non-CPU worker.
 void check_workers(const taskbench::App& app, long asked);
 
+// Ends the run with one line (exit 1) when a task submission returned an error.
+void check_submitted(int error, const char* call);
+
 // The scheduler StarPU runs ("lws", "eager", ...), for the report.
 std::string scheduler_name();
 
