@@ -8,6 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git  # build
   libgtest-dev                                      # core unit tests
   libopenblas-serial-dev                            # compute_dgemm (single-threaded BLAS)
+  libstarpu-dev                                     # starpu, starpu_mpi (StarPU 1.3, StarPU-MPI on Open MPI)
   clang-19 libomp-19-dev                            # OpenMP systems on LLVM's runtime
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
   libtbb-dev                                        # tbb_flow, tbb_tasks (oneTBB)

@@ -1,0 +1,35 @@
+// How both StarPU systems start and stop StarPU: CPU workers only, as many as the -worker flag
+// says, and StarPU's files (bus and performance-model samples) in a temporary STARPU_HOME that
+// is removed at exit, so a run neither reads a calibration left by another nor writes to $HOME.
+#pragma once
+
+#include <starpu.h>
+
+#include <string>
+
+#include "taskbench/app.h"
+
+namespace taskbench_starpu {
+
+// The -worker flag of both systems.
+taskbench::SystemFlag worker_flag();
+
+// A starpu_conf for `workers` CPU workers (0: StarPU's own choice, STARPU_NCPU or all cores),
+// no CUDA, OpenCL or other accelerator workers. Points STARPU_HOME at a fresh temporary folder
+// unless the caller set one, and silences StarPU's banner unless STARPU_SILENT is set.
+starpu_conf cpu_only_conf(long workers);
+
+// After starpu_init: stops with one line (exit 2) when StarPU started another number of CPU
+// workers than asked (it caps the count at the cores it sees), or any non-CPU worker.
+void check_workers(const taskbench::App& app, long asked);
+
+// Ends the run with one line (exit 1) when a task submission returned an error.
+void check_submitted(int error, const char* call);
+
+// The scheduler StarPU runs ("lws", "eager", ...), for the report.
+std::string scheduler_name();
+
+// Removes the temporary STARPU_HOME made by cpu_only_conf (after starpu_shutdown).
+void remove_temporary_home();
+
+}  // namespace taskbench_starpu
