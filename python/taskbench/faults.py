@@ -77,16 +77,16 @@ def _judge_hang(system, run: dict) -> list[str]:
     return problems
 
 
-# Systems whose worker processes are another process's children (Ray's raylet reaps them): the
-# driver learns that a worker died, not of which signal, and fails naming the death.
-WORKERS_REAPED_BY_ENGINE = ("ray",)
+# Systems whose worker processes are another process's children (Ray's raylet, charmrun): the
+# driver learns that a worker died, not of which signal, and fails with these words.
+WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "error on request socket"}
 
 
 def _judge_kill(system, run: dict) -> list[str]:
     problems = []
     reason = run["reason"] or ""
     if system.name in WORKERS_REAPED_BY_ENGINE:
-        if run["status"] != "failed" or "worker process died" not in reason:
+        if run["status"] != "failed" or WORKERS_REAPED_BY_ENGINE[system.name] not in reason:
             problems.append(f"status {run['status']!r}, reason {reason!r}: expected 'failed', naming the "
                             "worker process's death")
     elif run["status"] != "crashed":

@@ -4,6 +4,7 @@ script checks the flags, then becomes charmrun (++local), which starts -worker N
 (PEs, +pN) that each run this script again under Charm++; PE 0's chare Main is the driver."""
 import os
 import sys
+import time
 from pathlib import Path
 
 from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
@@ -37,7 +38,7 @@ def make_app(argv: list[str]) -> App:
 
 def launch() -> None:
     """Checks the flags here (a bad one: the core's line and 2, -h: the help, before any PE
-    starts), then execs charmrun: its PEs, children of this pid, end with it."""
+    starts), then runs charmrun and ends with its status once every PE has ended too."""
     pes = make_app(sys.argv).flag("-worker", available_cores())
     program = [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
     # ++local: PEs are forked here, no ssh; ++useip: they reach charmrun on loopback;
@@ -46,7 +47,47 @@ def launch() -> None:
             "++useip", "127.0.0.1", *program]
     os.environ[PE_MARK] = "1"
     sys.stdout.flush()
-    os.execv(argv[0], argv)
+    sys.exit(run_reaping_orphans(argv))
+
+
+def run_reaping_orphans(argv: list[str]) -> int:
+    """charmrun can exit while its PEs are still ending (after charm.exit, or when one died):
+    as their subreaper this process adopts them and waits for them, so the run is over only
+    when all of its processes are."""
+    import ctypes
+    import signal
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    child = os.fork()
+    if child == 0:
+        os.execv(argv[0], argv)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda number, _frame: os.kill(child, number))
+    status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+    deadline = wall_time() + 10
+    while True:  # the orphans: PEs that outlived charmrun
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            if wall_time() > deadline:  # a PE that will not end: it would hold its cores
+                for orphan in children():
+                    os.kill(orphan, signal.SIGKILL)
+            time.sleep(0.01)
+    return status if status >= 0 else 128 - status
+
+
+def children() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:  # the parent pid is the second field after the parenthesised name
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == me:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError):
+            pass  # ended meanwhile
+    return found
 
 
 def ask(method, *args):
