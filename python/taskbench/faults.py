@@ -79,7 +79,7 @@ def _judge_hang(system, run: dict) -> list[str]:
 
 # Systems whose worker processes are another process's children (Ray's raylet, charmrun): the
 # driver learns that a worker died, not of which signal, and fails with these words.
-WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "error on request socket"}
+WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "Socket closed before recv"}
 
 
 def _judge_kill(system, run: dict) -> list[str]:
