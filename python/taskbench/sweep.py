@@ -67,6 +67,7 @@ class SweepParams:
     launcher: str | None = None  # mpirun or srun for MPI systems; None: the registry's
     max_spread: float = 0.10
     rechecks: int = 2  # rounds of extra tries while the repetitions still disagree
+    graphs: int = 1  # identical task graphs run at once (`-and`), as the paper's Fig. 9d and 11
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -83,7 +84,9 @@ class SweepParams:
             flags += ["-radix", str(self.radix)]
         if self.scratch:
             flags += ["-scratch", str(self.scratch)]
-        return flags + list(self.extra_flags)
+        one_graph = flags + list(self.extra_flags)
+        # Graph flags are reset by -and, so every copy repeats all of them.
+        return one_graph + [flag for _ in range(self.graphs - 1) for flag in ["-and", *one_graph]]
 
 
 def run_key(system: str, iterations: int, rep: int, attempt: int = 0) -> str:
