@@ -112,5 +112,5 @@ def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
         a, b = result.cell(system, first_label), result.cell(system, last_label)
         if a.seconds and b.seconds:
             lines.append(f"{system}: METG {units.seconds(a.seconds)} at {parameter} {first}, "
-                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.1f}x)")
+                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.3g}x)")
     return lines
