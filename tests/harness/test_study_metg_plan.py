@@ -82,3 +82,18 @@ def test_scaling_grid_weak_and_strong_over_the_cores():
     assert (weak.cores, weak.flags[3]) == (1, "1")  # one column per core
     assert (strong.cores, strong.flags[3]) == (1, "2")  # every core count runs the same graph
     assert by_key["native/mode=weak/iter=65536/cores=2/rep=0"].flags[3] == "2"
+
+
+def test_scaling_runs_mpi_systems_on_ranks_and_the_others_on_threads():
+    from taskbench.launch import LaunchOptions
+    from taskbench.studies.execute import launch_options
+
+    class Mpi:
+        is_mpi = True
+
+    class Local:
+        is_mpi = False
+
+    assert launch_options(Mpi, 2) == LaunchOptions(ranks=2)
+    assert launch_options(Local, 2) == LaunchOptions(threads_per_rank=2)
+    assert launch_options(Local, None) == LaunchOptions()

@@ -70,6 +70,12 @@ def _request(args, study, ctx) -> tuple[list[str], int, int]:
     return list(dict.fromkeys(systems)), reps, retries
 
 
+def _stored(store, target: dict) -> int:
+    """Runs already stored for a study campaign: its own, or its sweeps' for a METG study."""
+    return sum(len(store.runs(n)) for n in [target["name"], *metg_results.child_campaigns(target)]
+               if any(c["name"] == n for c in store.campaigns()))
+
+
 def _campaign(args, ctx, study) -> str:
     store = ctx.store
     if args.resume is not None:
@@ -78,7 +84,7 @@ def _campaign(args, ctx, study) -> str:
         if target["params"].get("study") != study.name:
             raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
                             f"not {study.name}", EXIT_USAGE)
-        ctx.console.note(f"resuming {target['name']}: {len(store.runs(target['name']))} runs already stored")
+        ctx.console.note(f"resuming {target['name']}: {_stored(store, target)} runs already stored")
         return target["name"]
     systems, reps, retries = _request(args, study, ctx)
     name = args.campaign or campaign.new_name(store, "study", study.name)
@@ -91,7 +97,7 @@ def _campaign(args, ctx, study) -> str:
     previous = None if args.campaign else execute.unfinished_like(store, params)
     if previous is not None:
         ctx.console.note(f"continuing the unfinished {previous['name']}: "
-                         f"{len(store.runs(previous['name']))} runs already stored")
+                         f"{_stored(store, previous)} runs already stored")
         return previous["name"]
     campaign.create(store, name, execute.KIND, params, ctx.git_revision)
     for system, reason in params["unavailable"].items():
