@@ -85,7 +85,9 @@ def metg_vs_parameter(result, study) -> Figure | None:
         med = [c.seconds * 1e6 for _, c in points]
         err = [[(c.seconds - (c.low or c.seconds)) * 1e6 for _, c in points],
                [((c.high or c.seconds) - c.seconds) * 1e6 for _, c in points]]
-        ax.errorbar(xs, med, yerr=err, label=system, capsize=2, **style(i))
+        # Patterns are categories: a line between two of them would suggest values in between.
+        line = {"linestyle": "none"} if study.categorical else {}
+        ax.errorbar(xs, med, yerr=err, label=system, capsize=2, **{**style(i), **line})
         drawn = True
     if not drawn:
         return None
@@ -97,7 +99,7 @@ def metg_vs_parameter(result, study) -> Figure | None:
     ax.set_yscale("log")
     ax.set_xlabel(study.parameter)
     ax.set_ylabel("METG(50%) (µs)")
-    ax.set_title(f"{study.figure_number}: {study.title} ({result.name})", fontsize=9)
+    ax.set_title(f"{study.title}\n{result.name}", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2 if len(result.systems) > 8 else 1)
     fig.tight_layout()

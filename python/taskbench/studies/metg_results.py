@@ -61,7 +61,7 @@ class MetgStudyResult:
             best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
             if best is None:
                 reasons = sorted({f"{r['status']}: {r.get('reason') or ''}"[:80] for r in curve.failures})
-                return MetgCell(None, why_not="failed: " + "; ".join(reasons[:1]) if reasons else "no successful run")
+                return MetgCell(None, why_not=reasons[0] if reasons else "no successful run")
             return MetgCell(None, why_not=f"no METG (best {best:.0%})")
         return MetgCell(None, why_not="not run yet")
 
