@@ -70,6 +70,7 @@ class SweepParams:
     # `--external` systems of this campaign, {name: {"cores": N, "command": "..."}}: stored, so
     # that a resumed campaign runs the same commands (taskbench.external).
     externals: dict = field(default_factory=dict)
+    graphs: int = 1  # identical task graphs run at once (`-and`), as the paper's Fig. 9d and 11
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,7 +87,9 @@ class SweepParams:
             flags += ["-radix", str(self.radix)]
         if self.scratch:
             flags += ["-scratch", str(self.scratch)]
-        return flags + list(self.extra_flags)
+        one_graph = flags + list(self.extra_flags)
+        # Graph flags are reset by -and, so every copy repeats all of them.
+        return one_graph + [flag for _ in range(self.graphs - 1) for flag in ["-and", *one_graph]]
 
 
 def run_key(system: str, iterations: int, rep: int, attempt: int = 0) -> str:

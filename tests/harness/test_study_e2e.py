@@ -83,7 +83,11 @@ def test_study_usage_errors(cli):
     code, _, err = cli("study", "nope")
     assert code == 2 and "unknown study 'nope'" in err
     code, out, _ = cli("-q", "study", "--list")
-    assert code == 0 and [r[0] for r in _rows(out)] == ["imbalance", "discovery"]
+    assert code == 0 and [r[0] for r in _rows(out)] == ["imbalance", "discovery", "systems", "dependencies",
+                                                         "patterns", "graphs", "communication", "scaling"]
+    sizes = {r[0]: r[3] for r in _rows(out)}
+    assert sizes["dependencies"].startswith("6 / 6 METG sweeps") and sizes["communication"].startswith("7 / 3 ")
+    assert sizes["scaling"].endswith(" runs")
 
 
 def test_unavailable_system_is_a_row_with_its_reason(cli, fake_systems):

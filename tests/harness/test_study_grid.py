@@ -1,6 +1,7 @@
 """Study presets: the registry of presets, and the exact grid of runs each one plans."""
 
 import pytest
+from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench import studies
 from taskbench.errors import UserError
@@ -9,9 +10,10 @@ from taskbench.studies.preset import PlannedRun
 
 
 def test_registry_of_presets():
-    assert list(studies.PRESETS) == ["imbalance", "discovery"]
+    assert list(studies.PRESETS) == ["imbalance", "discovery", "systems", "dependencies", "patterns", "graphs",
+                                     "communication", "scaling"]
     assert studies.get("imbalance") is imbalance.STUDY
-    with pytest.raises(UserError, match=r"unknown study 'nope' \(known: imbalance, discovery"):
+    with pytest.raises(UserError, match=r"unknown study 'nope' \(known: imbalance, discovery, systems"):
         studies.get("nope")
 
 
@@ -56,24 +58,9 @@ def test_planned_run_round_trips_through_json_params():
     assert PlannedRun.from_dict(run.to_dict()) == run
 
 
-class _System:
-    def __init__(self, name, available=True, reason="", breakdown=None):
-        self.name, self.available, self.reason, self.breakdown = name, available, reason, breakdown
-
-
-class _Registry:
-    def __init__(self, *systems):
-        self.systems = {s.name: s for s in systems}
-
-    def get(self, name):
-        if name not in self.systems:
-            raise UserError(f"unknown system '{name}'")
-        return self.systems[name]
-
-
 def test_plan_keeps_unavailable_systems_with_their_reason_and_drops_breakdown_it_cannot_have():
-    registry = _Registry(_System("native", breakdown={"args": ["-breakdown"], "env": {}, "requires": []}),
-                         _System("openmp_task"), _System("gone", False, "binary missing"))
+    registry = FakeRegistry(FakeSystem("native", breakdown={"args": ["-breakdown"], "env": {}, "requires": []}),
+                         FakeSystem("openmp_task"), FakeSystem("gone", False, "binary missing"))
     params = execute.plan(discovery.STUDY, registry, None, ["native", "openmp_task", "gone"], True, 1, 60, 2)
     assert params["unavailable"] == {"gone": "binary missing"}
     assert params["no_breakdown"] == {"openmp_task": "the registry entry of 'openmp_task' has no 'breakdown' key"}

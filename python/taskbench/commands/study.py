@@ -7,11 +7,11 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 
 from __future__ import annotations
 
-from taskbench import campaign, studies
+from taskbench import campaign, provenance, studies
 from taskbench.analysis import background_load
 from taskbench.commands.metg import BUSY_BACKGROUND
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.studies import execute, results
+from taskbench.studies import execute, metg_execute, metg_results, results
 
 DEFAULT_RETRIES = 2
 
@@ -36,18 +36,31 @@ def add_parser(subparsers, common):
     return p
 
 
+def _size(study, ctx) -> tuple[str, str]:
+    """(default systems, "full / quick" size): runs of a grid study, sweeps of a METG study."""
+    if study.kind == "metg":
+        cores = provenance.available_cores()
+        full, quick = len(study.sweeps(False, cores)), len(study.sweeps(True, cores))
+        systems = ", ".join(study.default_systems(ctx.registry))
+        return systems, f"{full} / {quick} METG sweeps; full run {study.full_minutes}"
+    full = len(study.grid(list(study.systems), False, study.reps))
+    quick = len(study.grid(list(study.systems), True, study.quick_reps))
+    return ", ".join(study.systems), f"{full} / {quick} runs"
+
+
 def _list(ctx) -> int:
-    rows = []
-    for study in studies.PRESETS.values():
-        full = len(study.grid(list(study.systems), False, study.reps))
-        quick = len(study.grid(list(study.systems), True, study.quick_reps))
-        rows.append([study.name, study.title, ", ".join(study.systems), f"{full} / {quick}", study.paper])
-    ctx.console.table("study presets", ["study", "what", "systems", "runs (full / quick)", "paper"], rows)
+    rows = [[study.name, study.title, *_size(study, ctx), study.paper] for study in studies.PRESETS.values()]
+    ctx.console.table("study presets", ["study", "what", "systems", "size (full / quick)", "paper"], rows)
     return EXIT_OK
 
 
-def _request(args, study) -> tuple[list[str], int, int]:
-    systems = [s.strip() for s in args.systems.split(",") if s.strip()] if args.systems else list(study.systems)
+def _default_systems(study, ctx) -> list[str]:
+    return study.default_systems(ctx.registry) if study.kind == "metg" else list(study.systems)
+
+
+def _request(args, study, ctx) -> tuple[list[str], int, int]:
+    systems = ([s.strip() for s in args.systems.split(",") if s.strip()] if args.systems
+               else _default_systems(study, ctx))
     if not systems:
         raise UserError("--systems: name at least one system")
     reps = args.reps or (study.quick_reps if args.quick else study.reps)
@@ -55,6 +68,12 @@ def _request(args, study) -> tuple[list[str], int, int]:
     if reps <= 0 or args.timeout <= 0 or retries < 0:
         raise UserError("--reps and --timeout must be positive, --retries 0 or more")
     return list(dict.fromkeys(systems)), reps, retries
+
+
+def _stored(store, target: dict) -> int:
+    """Runs already stored for a study campaign: its own, or its sweeps' for a METG study."""
+    return sum(len(store.runs(n)) for n in [target["name"], *metg_results.child_campaigns(target)]
+               if any(c["name"] == n for c in store.campaigns()))
 
 
 def _campaign(args, ctx, study) -> str:
@@ -65,24 +84,32 @@ def _campaign(args, ctx, study) -> str:
         if target["params"].get("study") != study.name:
             raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
                             f"not {study.name}", EXIT_USAGE)
-        ctx.console.note(f"resuming {target['name']}: {len(store.runs(target['name']))} runs already stored")
+        ctx.console.note(f"resuming {target['name']}: {_stored(store, target)} runs already stored")
         return target["name"]
-    systems, reps, retries = _request(args, study)
-    params = execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
-                          retries)
+    systems, reps, retries = _request(args, study, ctx)
+    name = args.campaign or campaign.new_name(store, "study", study.name)
+    if study.kind == "metg":
+        params = metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
+                                   provenance.available_cores(), name)
+    else:
+        params = execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
+                              retries)
     previous = None if args.campaign else execute.unfinished_like(store, params)
     if previous is not None:
         ctx.console.note(f"continuing the unfinished {previous['name']}: "
-                         f"{len(store.runs(previous['name']))} runs already stored")
+                         f"{_stored(store, previous)} runs already stored")
         return previous["name"]
-    name = args.campaign or campaign.new_name(store, "study", study.name)
     campaign.create(store, name, execute.KIND, params, ctx.git_revision)
     for system, reason in params["unavailable"].items():
         ctx.console.warn(f"{system} is not available: {reason}")
-    for system, reason in params["no_breakdown"].items():
+    for system, reason in params.get("no_breakdown", {}).items():
         ctx.console.note(f"{system} runs without a breakdown: {reason}")
-    ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, "
-                     f"{len(params['grid'])} runs, best of {reps}; stored in {store.path}")
+    for note in params.get("notes", []):
+        ctx.console.warn(note)
+    size = (f"{len(params['sweeps'])} METG sweeps of {reps} repetition(s)" if study.kind == "metg"
+            else f"{len(params['grid'])} runs, best of {reps}")
+    ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, {size}; "
+                     f"stored in {store.path}")
     return name
 
 
@@ -94,7 +121,10 @@ def main(args, ctx) -> int:
     study = studies.get(args.name)
     name = _campaign(args, ctx, study)
     try:
-        stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
+        if study.kind == "metg":
+            stats = metg_execute.run(ctx.store, ctx.registry, name, ctx.console, ctx.git_revision)
+        else:
+            stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; re-run the same command "
                         f"or `taskbench study {study.name} --resume {name}` to continue", 130)
@@ -112,5 +142,7 @@ def main(args, ctx) -> int:
                          "its figures are noisy")
     if args.html:
         from taskbench import report
-        ctx.console.note(f"report: {report.write_report(ctx.store, args.html, [name], ctx.console)}")
+        # A METG study's sweeps are campaigns of their own: the report shows their curves (Fig. 7).
+        names = [name] + (metg_results.child_campaigns(result.campaign) if study.kind == "metg" else [])
+        ctx.console.note(f"report: {report.write_report(ctx.store, args.html, names, ctx.console)}")
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK

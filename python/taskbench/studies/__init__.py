@@ -1,20 +1,24 @@
 """Study presets: one command each (`taskbench study NAME`), a fixed grid of runs reproducing a
 paper's figure, stored as a campaign of kind "study" and drawn in the report.
 
-Adding a study: a module here with a `STUDY` (studies/preset.py says what it holds), its
-figure in studies/figures.py, and one line in PRESETS below.
+Two kinds: grid studies (studies/preset.py: a fixed grid of runs, e.g. `imbalance`) and METG
+studies (studies/metg_preset.py: a METG sweep per value of one parameter, the Task Bench paper's
+figures, studies/taskbench_paper.py). Adding one: its preset, its figure in studies/figures.py,
+and one entry in PRESETS below.
 """
 
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.studies import discovery, imbalance
+from taskbench.studies import discovery, imbalance, scaling, taskbench_paper
+from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import Study
 
-PRESETS: dict[str, Study] = {s.name: s for s in (imbalance.STUDY, discovery.STUDY)}
+PRESETS: dict[str, Study | MetgStudy] = {
+    s.name: s for s in (imbalance.STUDY, discovery.STUDY, *taskbench_paper.STUDIES, scaling.STUDY)}
 
 
-def get(name: str) -> Study:
+def get(name: str) -> Study | MetgStudy:
     if name not in PRESETS:
         raise UserError(f"unknown study '{name}' (known: {', '.join(PRESETS)}; `taskbench study --list`)",
                         EXIT_USAGE)

@@ -106,6 +106,13 @@ def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> 
             if _noisy(fastest(tries.get(r.point_id, [])))]
 
 
+def launch_options(system, cores: int | None) -> LaunchOptions:
+    """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads."""
+    if cores is None:
+        return LaunchOptions()
+    return LaunchOptions(ranks=cores) if system.is_mpi else LaunchOptions(threads_per_rank=cores)
+
+
 def run(store, registry, build_dir, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
     params = store.campaign(name)["params"]
     grid = [PlannedRun.from_dict(d) for d in params["grid"]]
@@ -121,8 +128,9 @@ def run(store, registry, build_dir, name: str, console, git_revision: str | None
         while batch:
             bar.add(len(batch))
             for planned in batch:
-                campaign.execute_one(store, variants[(planned.system, planned.breakdown)], list(planned.flags),
-                                     campaign=name, key=planned.key, rep=planned.rep, options=LaunchOptions(),
+                system = variants[(planned.system, planned.breakdown)]
+                campaign.execute_one(store, system, list(planned.flags), campaign=name, key=planned.key,
+                                     rep=planned.rep, options=launch_options(system, planned.cores),
                                      timeout=params["timeout"], git_revision=git_revision, stats=stats)
                 bar.advance(planned.key)
             round_number += 1

@@ -66,3 +66,73 @@ def discovery(result, iterations, per_task) -> Figure | None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def metg_vs_parameter(result, study) -> Figure | None:
+    """METG (median, with the range over repetitions) vs the study's parameter, a line per system;
+    the title carries the paper's figure number so the report says what it reproduces."""
+    from taskbench.studies.metg_results import series
+    values = [value for value, _ in result.values()]
+    position = {value: k for k, value in enumerate(values)}
+    fig = Figure(figsize=(6.8, 4.4))
+    ax = fig.add_subplot()
+    drawn = False
+    for i, system in enumerate(result.systems):
+        points = series(result, system)
+        if not points:
+            continue
+        xs = [position[v] if study.categorical else v for v, _ in points]
+        med = [c.seconds * 1e6 for _, c in points]
+        err = [[(c.seconds - (c.low or c.seconds)) * 1e6 for _, c in points],
+               [((c.high or c.seconds) - c.seconds) * 1e6 for _, c in points]]
+        # Patterns are categories: a line between two of them would suggest values in between.
+        line = {"linestyle": "none"} if study.categorical else {}
+        ax.errorbar(xs, med, yerr=err, label=system, capsize=2, **{**style(i), **line})
+        drawn = True
+    if not drawn:
+        return None
+    if study.categorical:
+        ax.set_xticks(range(len(values)))
+        ax.set_xticklabels([str(v) for v in values], rotation=30, ha="right", fontsize=8)
+    elif study.log_axis:
+        ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(study.parameter)
+    ax.set_ylabel("METG(50%) (µs)")
+    ax.set_title(f"{study.title}\n{result.name}", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2 if len(result.systems) > 8 else 1)
+    fig.tight_layout()
+    return fig
+
+
+def scaling(result, modes, axis) -> Figure | None:
+    """Time vs cores, a panel per mode (weak: flat is ideal; strong: 1/cores is ideal), a line
+    per (system, -iter)."""
+    iterations, counts = axis
+    fig = Figure(figsize=(10.0, 4.2))
+    drawn = False
+    for k, mode in enumerate(modes):
+        ax = fig.add_subplot(1, len(modes), k + 1)
+        for i, system in enumerate(result.systems):
+            for j, it in enumerate(iterations):
+                runs = [(c, result.best(system, {"mode": mode, "iter": it, "cores": c})) for c in counts]
+                points = [(c, r["elapsed_seconds"]) for c, r in runs if r and r["status"] == "ok"]
+                if points:
+                    ax.plot([c for c, _ in points], [t for _, t in points], label=f"{system} -iter {it}",
+                            linestyle="-" if j == len(iterations) - 1 else "--", **style(i))
+                    drawn = True
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(counts)
+        ax.set_xticklabels([str(c) for c in counts])
+        ax.set_xlabel("cores (threads, or MPI ranks)")
+        ax.set_ylabel("wall time of the graph (s)")
+        ax.set_title(f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    if not drawn:
+        return None
+    fig.suptitle(f"Weak and strong scaling ({result.name})", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -7,7 +7,7 @@ ran, so a resumed study replays exactly the same runs even if the preset changes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 
@@ -18,6 +18,7 @@ class PlannedRun:
     rep: int  # repetition: the table keeps the fastest (background load only slows a run down)
     flags: tuple[str, ...]
     breakdown: bool = False  # run the system's breakdown variant (registry `breakdown` key)
+    cores: int | None = None  # cores to run on (MPI: ranks, else threads); None: the system's default
 
     @property
     def point_id(self) -> str:
@@ -31,12 +32,12 @@ class PlannedRun:
 
     def to_dict(self) -> dict:
         return {"system": self.system, "point": dict(self.point), "rep": self.rep,
-                "flags": list(self.flags), "breakdown": self.breakdown}
+                "flags": list(self.flags), "breakdown": self.breakdown, "cores": self.cores}
 
     @classmethod
     def from_dict(cls, data: dict) -> "PlannedRun":
         return cls(data["system"], dict(data["point"]), int(data["rep"]), tuple(data["flags"]),
-                   bool(data.get("breakdown", False)))
+                   bool(data.get("breakdown", False)), data.get("cores"))
 
 
 def point_key(point: dict) -> tuple:
@@ -56,6 +57,7 @@ class Study:
     table: Callable  # (StudyResult) -> (columns, rows)
     findings: Callable  # (StudyResult) -> list of one-line conclusions
     figure: Callable  # (StudyResult) -> matplotlib Figure or None (imports matplotlib lazily)
+    kind: str = field(default="grid", init=False)  # vs "metg" (studies/metg_preset.py)
 
 
 def rep_major(points: list[dict], systems: list[str], reps: int, flags_of: Callable[[dict], list[str]],

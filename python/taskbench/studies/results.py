@@ -58,9 +58,13 @@ class StudyResult:
         return fastest(self._tries.get((system, point_key(point)), []))
 
 
-def load(store, name: str) -> StudyResult:
+def load(store, name: str):
+    """A study campaign's result: a StudyResult, or a MetgStudyResult for a METG study."""
     campaign = store.campaign(name)
     params = campaign["params"]
+    if "sweeps" in params:
+        from taskbench.studies import metg_results
+        return metg_results.load(store, name)
     return StudyResult(campaign, [PlannedRun.from_dict(d) for d in params["grid"]], store.runs(name),
                        dict(params.get("unavailable") or {}), dict(params.get("no_breakdown") or {}))
 

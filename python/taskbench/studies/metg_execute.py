@@ -1,0 +1,82 @@
+"""Plans a METG study into a parent campaign (kind "study") and runs its sweeps, resumably.
+
+Planned once, when the parent is created: which requested systems can run here (the others are
+kept with their reason, for the table) and the exact sweeps, each with the name of the "metg"
+campaign that will hold it (PARENT-LABEL, so `taskbench campaigns` lists them together and
+`taskbench metg --resume CHILD` also works). Running creates each child when it starts and runs
+campaign.run_sweep on it, which replays stored runs: an interrupted study re-run continues where
+it stopped, sweep by sweep.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from taskbench import campaign
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings, heavy
+from taskbench.sweep import SweepParams
+
+
+def _groups(runnable: list[str], quick: bool) -> list[tuple[str, list[str]]]:
+    """(campaign suffix, systems): in --quick the heavy engines get a campaign of their own,
+    with fewer timesteps; in the full run every system shares one sweep."""
+    if not quick:
+        return [("", runnable)]
+    light = [s for s in runnable if not heavy(s)]
+    slow = [s for s in runnable if heavy(s)]
+    return [(suffix, group) for suffix, group in (("", light), ("-heavy", slow)) if group]
+
+
+def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int, timeout: float,
+         cores: int, parent: str) -> dict:
+    """The parent campaign's params: the request, what cannot run and why, and every sweep."""
+    unavailable, runnable = {}, []
+    for name in systems:
+        system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
+        if system.available:
+            runnable.append(name)
+        else:
+            unavailable[name] = system.reason
+    if not runnable:
+        raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
+                        "(see `taskbench systems`)", EXIT_ENVIRONMENT)
+    reduced, sweeps = [], []
+    for sweep in study.sweeps(quick, cores):
+        for suffix, group in _groups(runnable, quick):
+            settings = {"width": cores, **base_settings(quick), **sweep.settings}
+            if suffix:
+                settings["steps"] = max(1, settings["steps"] // HEAVY_QUICK_STEPS_DIVISOR)
+                reduced = group
+            params = SweepParams(systems=list(group), reps=reps, timeout=timeout, **settings)
+            sweeps.append({"value": sweep.value, "label": sweep.label, "campaign": f"{parent}-{sweep.label}{suffix}",
+                           "params": params.to_dict()})
+    notes = ([f"--quick: {', '.join(reduced)} run 1/{HEAVY_QUICK_STEPS_DIVISOR} of the timesteps, "
+              "in sweeps of their own (their start-up costs seconds a run)"] if reduced else [])
+    return {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps, "retries": 0,
+            "timeout": timeout, "cores": cores, "unavailable": unavailable, "notes": notes, "sweeps": sweeps}
+
+
+def _exists(store, name: str) -> dict | None:
+    return next((c for c in store.campaigns() if c["name"] == name), None)
+
+
+def run(store, registry, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
+    params = store.campaign(name)["params"]
+    total = campaign.ExecutionStats()
+    for i, sweep in enumerate(params["sweeps"], 1):
+        child = sweep["campaign"]
+        sweep_params = SweepParams.from_dict(sweep["params"])
+        existing = _exists(store, child)
+        if existing is None:
+            campaign.create(store, child, "metg", sweep_params.to_dict(), git_revision)
+        elif existing["status"] == "done":
+            total.reused += len(store.runs(child))
+            continue
+        console.note(f"[{i}/{len(params['sweeps'])}] {params['study']} {sweep['label']}: "
+                     f"{', '.join(sweep_params.systems)} -> campaign {child}")
+        stats = campaign.run_sweep(store, registry, child, sweep_params, console, git_revision)
+        total = dataclasses.replace(total, executed=total.executed + stats.executed,
+                                    reused=total.reused + stats.reused, failed=total.failed + stats.failed)
+    store.finish_campaign(name)
+    return total

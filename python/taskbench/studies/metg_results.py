@@ -1,0 +1,116 @@
+"""A METG study's result: its sweeps' analyses, METG per system per parameter value, the table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from taskbench import units
+from taskbench.analysis import CampaignAnalysis, analyze
+
+
+@dataclass
+class MetgCell:
+    """What one (system, value) shows: a METG in seconds, or why there is none."""
+    seconds: float | None
+    low: float | None = None
+    high: float | None = None
+    why_not: str = ""
+
+
+@dataclass
+class MetgStudyResult:
+    campaign: dict
+    analyses: dict[str, list[CampaignAnalysis]]  # sweep label -> its campaigns (light, heavy)
+
+    @property
+    def name(self) -> str:
+        return self.campaign["name"]
+
+    @property
+    def params(self) -> dict:
+        return self.campaign["params"]
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.params["systems"])
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        return dict(self.params.get("unavailable") or {})
+
+    @property
+    def runs(self) -> list[dict]:
+        return [r for group in self.analyses.values() for a in group for r in a.runs]
+
+    def values(self) -> list[tuple[object, str]]:
+        """(value, label) of every sweep, in the preset's axis order."""
+        return list(dict.fromkeys((s["value"], s["label"]) for s in self.params["sweeps"]))
+
+    def cell(self, system: str, label: str) -> MetgCell:
+        if system in self.unavailable:
+            return MetgCell(None, why_not=f"not available: {self.unavailable[system]}")
+        for analysis in self.analyses.get(label, []):
+            curve = analysis.curves.get(system)
+            if curve is None:
+                continue
+            summary = curve.summary
+            if summary.median is not None:
+                return MetgCell(summary.median, summary.low, summary.high)
+            if not any(r["system"] == system for r in analysis.runs):
+                return MetgCell(None, why_not="not run yet")
+            best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
+            if best is None:
+                reasons = sorted({f"{r['status']}: {r.get('reason') or ''}"[:80] for r in curve.failures})
+                return MetgCell(None, why_not=reasons[0] if reasons else "no successful run")
+            return MetgCell(None, why_not=f"no METG (best {best:.0%})")
+        return MetgCell(None, why_not="not run yet")
+
+
+def load(store, name: str) -> MetgStudyResult:
+    campaign = store.campaign(name)
+    stored = {c["name"] for c in store.campaigns("metg")}
+    analyses: dict[str, list[CampaignAnalysis]] = {}
+    for sweep in campaign["params"]["sweeps"]:
+        group = analyses.setdefault(sweep["label"], [])
+        if sweep["campaign"] in stored:
+            group.append(analyze(store, sweep["campaign"]))
+    return MetgStudyResult(campaign, analyses)
+
+
+def child_campaigns(campaign: dict) -> list[str]:
+    return [s["campaign"] for s in campaign["params"].get("sweeps", [])]
+
+
+def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list]]:
+    """METG per system (rows) per value of the parameter (columns)."""
+    values = result.values()
+    columns = ["system"] + [f"{parameter} {value}" for value, _ in values]
+    rows = []
+    for system in result.systems:
+        cells = [result.cell(system, label) for _, label in values]
+        if system in result.unavailable:
+            rows.append([system, cells[0].why_not] + [""] * (len(values) - 1))
+            continue
+        rows.append([system] + [units.seconds(c.seconds) if c.seconds is not None else c.why_not for c in cells])
+    return columns, rows
+
+
+def series(result: MetgStudyResult, system: str) -> list[tuple[object, MetgCell]]:
+    """(value, cell) of the values where the system has a METG: one line of the figure."""
+    cells = [(value, result.cell(system, label)) for value, label in result.values()]
+    return [(value, c) for value, c in cells if c.seconds is not None]
+
+
+def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
+    """Per system, how much its METG grows from the first value to the last (both measured)."""
+    values = result.values()
+    if len(values) < 2:
+        return []
+    (first, first_label), (last, last_label) = values[0], values[-1]
+    lines = []
+    for system in result.systems:
+        a, b = result.cell(system, first_label), result.cell(system, last_label)
+        if a.seconds and b.seconds:
+            lines.append(f"{system}: METG {units.seconds(a.seconds)} at {parameter} {first}, "
+                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.3g}x)")
+    return lines

@@ -1,0 +1,107 @@
+"""The Task Bench paper's METG experiments (../shared/papers/task-bench-sc20.txt, section V), one
+METG study each: which sweeps they run and against which systems.
+
+Figure numbers are the paper's: Fig. 7 (efficiency vs task granularity, stencil, 1 node) and
+Fig. 9a (METG of stencil_1d, here at our one node) for `systems`; Fig. 10 (METG vs dependencies
+per task, nearest) for `dependencies`; Fig. 9a-c plus the other patterns of Fig. 1 / Table 2 for
+`patterns`; Fig. 9d (4 concurrent copies of nearest) for `graphs`; Fig. 11 (efficiency vs
+granularity for 16 B to 64 KiB per task, spread, 5 deps, 4 graphs) for `communication`.
+
+Width: the paper's graphs are as wide as the node's 32 cores. With our 2 cores a 2-wide nearest
+graph cannot have more than 2 dependencies per task, so every study that varies dependencies or
+patterns runs WIDE graphs (16 points, a power of two for fft and tree); `systems` keeps
+width = cores, as in the paper.
+"""
+
+from __future__ import annotations
+
+from taskbench.studies.metg_preset import MetgStudy, Sweep
+
+WIDE = 16
+
+
+def every_system(registry) -> list[str]:
+    """Every system in the registry; the unavailable ones stay in the table with their reason."""
+    return [s.name for s in registry]
+
+
+def default_systems(registry) -> list[str]:
+    """The registry's default systems: one per kind of runtime (serial, native, OpenMP, MPI)."""
+    return [s.name for s in registry.defaults()]
+
+
+def _systems_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    return [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})]
+
+
+RADICES = (0, 1, 3, 5, 7, 9)
+
+
+def _dependency_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    return [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE}) for r in RADICES]
+
+
+PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
+            ("spread", 5), ("random_nearest", 5))
+
+
+def _pattern_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    return [Sweep(f"{p} r{r}" if r else p, f"{p}{r or ''}", {"pattern": p, "radix": r, "width": WIDE})
+            for p, r in PATTERNS]
+
+
+GRAPHS = (1, 2, 4)
+
+
+def _graph_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    return [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g}) for g in GRAPHS]
+
+
+OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
+OUTPUT_BYTES_QUICK = (16, 1024, 65536)
+
+
+def _communication_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    # The paper runs 4 graphs so that one graph's messages overlap another's tasks; --quick runs one.
+    graphs = 1 if quick else 4
+    return [Sweep(b, f"output{b}", {"pattern": "spread", "radix": 5, "width": WIDE, "graphs": graphs,
+                                    "extra_flags": ["-output", str(b)]})
+            for b in (OUTPUT_BYTES_QUICK if quick else OUTPUT_BYTES_FULL)]
+
+
+SYSTEMS = MetgStudy(
+    name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
+    figure_number="Fig. 9a",
+    paper="task-bench-sc20.txt Fig. 7/9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
+    parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
+    full_minutes="~25 min (estimated: 28 systems, 3 repetitions)")
+
+DEPENDENCIES = MetgStudy(
+    name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
+    figure_number="Fig. 10",
+    paper="task-bench-sc20.txt Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
+    parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
+    full_minutes="~30 min (estimated)")
+
+PATTERNS_STUDY = MetgStudy(
+    name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
+    figure_number="Fig. 9a-c",
+    paper="task-bench-sc20.txt Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
+    parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
+    full_minutes="~35 min (estimated)")
+
+GRAPHS_STUDY = MetgStudy(
+    name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
+    figure_number="Fig. 9d",
+    paper="task-bench-sc20.txt Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
+    parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
+    full_minutes="~20 min (estimated)")
+
+COMMUNICATION = MetgStudy(
+    name="communication", title="METG(50%) vs output bytes per task, spread r5 (paper Fig. 11)",
+    figure_number="Fig. 11",
+    paper="task-bench-sc20.txt Fig. 11: efficiency vs granularity, 16 B to 64 KiB per task, spread, 4 graphs",
+    parameter="bytes", default_systems=default_systems, sweeps=_communication_sweeps, log_axis=True,
+    full_minutes="~40 min (estimated)")
+
+STUDIES = (SYSTEMS, DEPENDENCIES, PATTERNS_STUDY, GRAPHS_STUDY, COMMUNICATION)
