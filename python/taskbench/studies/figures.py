@@ -8,7 +8,8 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
-from taskbench.plots import style  # noqa: E402
+from taskbench.colors import color_for  # noqa: E402
+from taskbench.plots import log_axis, style  # noqa: E402
 
 
 def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
@@ -25,7 +26,8 @@ def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
                                                balanced)) for x in levels]
             points = [(x, y) for x, y in points if y is not None]
             if points:
-                ax.plot([x for x, _ in points], [y for _, y in points], label=system, **style(i))
+                ax.plot([x for x, _ in points], [y for _, y in points], label=system, color=color_for(system),
+                        **style(i))
                 drawn = True
         ax.axhline(1.0, color="grey", linestyle=":", linewidth=0.8)
         ax.set_xlabel("load imbalance (-imbalance)")
@@ -51,7 +53,7 @@ def discovery(result, iterations, per_task) -> Figure | None:
         if not points:
             continue
         line, = ax.plot([it for it, _ in points], [f["discovery_ns"] for _, f in points],
-                        label=f"{system}: discovery", **style(i))
+                        label=f"{system}: discovery", color=color_for(system), **style(i))
         ax.plot([it for it, _ in points], [f["granularity_ns"] for _, f in points], linestyle="--",
                 color=line.get_color(), label=f"{system}: task granularity", **{**style(i), "linewidth": 0.9})
         drawn = True
@@ -82,12 +84,12 @@ def metg_vs_parameter(result, study) -> Figure | None:
         if not points:
             continue
         xs = [position[v] if study.categorical else v for v, _ in points]
-        med = [c.seconds * 1e6 for _, c in points]
-        err = [[(c.seconds - (c.low or c.seconds)) * 1e6 for _, c in points],
-               [((c.high or c.seconds) - c.seconds) * 1e6 for _, c in points]]
+        med = [c.seconds for _, c in points]
+        err = [[c.seconds - (c.low or c.seconds) for _, c in points],
+               [(c.high or c.seconds) - c.seconds for _, c in points]]
         # Patterns are categories: a line between two of them would suggest values in between.
         line = {"linestyle": "none"} if study.categorical else {}
-        ax.errorbar(xs, med, yerr=err, label=system, capsize=2, **{**style(i), **line})
+        ax.errorbar(xs, med, yerr=err, label=system, capsize=2, color=color_for(system), **{**style(i), **line})
         drawn = True
     if not drawn:
         return None
@@ -96,9 +98,8 @@ def metg_vs_parameter(result, study) -> Figure | None:
         ax.set_xticklabels([str(v) for v in values], rotation=30, ha="right", fontsize=8)
     elif study.log_axis:
         ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    log_axis(ax, "y", "METG(50%)", "s")
     ax.set_xlabel(study.parameter)
-    ax.set_ylabel("METG(50%) (µs)")
     ax.set_title(f"{study.title}\n{result.name}", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2 if len(result.systems) > 8 else 1)
@@ -120,14 +121,14 @@ def scaling(result, modes, axis) -> Figure | None:
                 points = [(c, r["elapsed_seconds"]) for c, r in runs if r and r["status"] == "ok"]
                 if points:
                     ax.plot([c for c, _ in points], [t for _, t in points], label=f"{system} -iter {it}",
-                            linestyle="-" if j == len(iterations) - 1 else "--", **style(i))
+                            linestyle="-" if j == len(iterations) - 1 else "--", color=color_for(system),
+                            **style(i))
                     drawn = True
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        log_axis(ax, "y", "wall time of the graph", "s")
         ax.set_xticks(counts)
         ax.set_xticklabels([str(c) for c in counts])
         ax.set_xlabel("cores (threads, or MPI ranks)")
-        ax.set_ylabel("wall time of the graph (s)")
         ax.set_title(f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6)
