@@ -61,6 +61,17 @@ def built_systems() -> list[str]:
     return json.loads(manifest.read_text())["systems"] if manifest.exists() else []
 
 
+def sanitizer_skip(system: System) -> str | None:
+    """Why a sanitizer build leaves this entry out, or None. An entry with
+    `sanitizer_tests = false` only changes an uninstrumented library's setting (e.g. a scheduler)
+    for a binary another entry already runs: every instrumented line is covered there."""
+    manifest = BUILD / "taskbench-build.json"
+    sanitize = json.loads(manifest.read_text()).get("sanitize") if manifest.exists() else ""
+    if sanitize and system.entry.get("sanitizer_tests", True) is False:
+        return f"{system.name}: sanitizer_tests = false (its binary is tested under another entry)"
+    return None
+
+
 def run(system: System, args: list[str], extra_env: dict | None = None, timeout: float = 120):
     env = system.env()
     env.update(extra_env or {})

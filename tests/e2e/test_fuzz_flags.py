@@ -29,7 +29,7 @@ import pytest
 
 from flag_lines import LineMaker, shown
 from line_cost import Run, cheap, parse_accepted, row_widths
-from systems import BIN, System, built_systems, registry
+from systems import BIN, System, built_systems, registry, sanitizer_skip
 
 SEED = int(os.environ.get("TASKBENCH_FUZZ_SEED", "1"))
 LINES = int(os.environ.get("TASKBENCH_FUZZ_LINES", "40"))
@@ -234,6 +234,8 @@ class Fuzzer:
 
 
 def require_built(system: System):
+    if reason := sanitizer_skip(system):
+        pytest.skip(reason)
     if system.binary.name not in BUILT or not system.binary.exists():
         pytest.skip(f"{system.name} is not built in {BIN.parent}")
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from systems import PATTERNS, System, built_systems, local_systems, run, totals
+from systems import PATTERNS, System, built_systems, local_systems, run, sanitizer_skip, totals
 
 SYSTEMS = local_systems()
 BUILT = set(built_systems())
@@ -15,6 +15,8 @@ SERIAL = next(s for s in SYSTEMS if s.name == "serial")
 
 
 def require_built(system: System):
+    if reason := sanitizer_skip(system):
+        pytest.skip(reason)
     if system.binary.name not in BUILT or not system.binary.exists():
         pytest.skip(f"{system.name} is not built in this build (see `taskbench systems` for why)")
     missing = [m for m in system.entry.get("requires", []) if importlib.util.find_spec(m) is None]
