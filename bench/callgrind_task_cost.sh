@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per task, load-independent: valgrind --tool=callgrind counts the instructions of
 # an empty-kernel stencil_1d run, width 2, at two lengths; (I(long) - I(short)) / (extra tasks)
-# removes start-up, graph construction and report. Then the top functions (inclusive of nothing:
-# self cost) of the long run, for "where the cost goes". One thread by default (-worker 1):
+# removes start-up and what does not grow with the run. Then the functions that grew most (self
+# cost, per extra task), for "where the cost goes". One thread by default (-worker 1):
 # under valgrind threads take turns, so a second thread's spinning would count instructions
 # that depend on valgrind's scheduling, not on the runtime.
 # Usage: bench/callgrind_task_cost.sh [--workers N] [--top K] [system ...]
