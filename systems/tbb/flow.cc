@@ -4,6 +4,8 @@
 // runs every graph, which ends at wait_for_all. The flow graph is built inside the timed
 // region: it is this run's task graph, built once and run once, as openmp_task creates its
 // tasks in the run (the JSON report's system_report.discovery has the construction time).
+// -persistent: a flow graph of a window of rows (window.h), built before the timed region as a
+// user with a fixed-shape iteration would, then replayed until every row ran.
 #include <oneapi/tbb/flow_graph.h>
 
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "common.h"
 #include "predecessors.h"
+#include "window.h"
 #include "taskbench/app.h"
 #include "taskbench/point_buffers.h"
 
@@ -58,14 +61,49 @@ std::string discovery_json(double seconds, const std::vector<taskbench::TaskGrap
   return json;
 }
 
+// Replays the window until every row of the longest graph ran; returns the replays' time.
+// The report's system_report.persistent_graph has the construction time, rows and replays.
+double run_persistent(taskbench::App& app, const std::vector<taskbench::PointBuffers>& buffers,
+                      tbb_system::Threads& threads) {
+  const long rows = tbb_system::window_rows(app.graphs(), app.flag("-window", 16));
+  const long steps = taskbench::max_timesteps(app.graphs());
+  double elapsed = 0;
+  threads.arena.execute([&] {
+    const double built = taskbench::wall_time();
+    flow::graph fg;
+    flow::broadcast_node<flow::continue_msg> begin(fg);
+    long base = 0, nodes = 0;
+    std::vector<tbb_system::WindowNodes> windows;
+    windows.reserve(buffers.size());
+    for (const taskbench::PointBuffers& b : buffers) nodes += windows.emplace_back(fg, begin, b, rows, base).size();
+    const double start = taskbench::wall_time();
+    for (base = 0; base < steps; base += rows) {
+      begin.try_put(flow::continue_msg());
+      fg.wait_for_all();
+    }
+    elapsed = taskbench::wall_time() - start;
+    char json[128];
+    std::snprintf(json, sizeof json, "{\"seconds\":%.9g,\"rows\":%ld,\"nodes\":%ld,\"replays\":%ld}",
+                  start - built, rows, nodes, (steps + rows - 1) / rows);
+    app.add_report_json("persistent_graph", json);
+  });
+  return elapsed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag()}, true});
+  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag(),
+      {"-persistent", "", "a flow graph of a window of rows, built before the timing, replayed", 0},
+      {"-window", "ROWS", "-persistent: rows per window, rounded up to the pattern's period (default 16)", 1,
+       1L << 20}}, true});
   tbb_system::Threads threads(app);
   app.display();
   const std::vector<taskbench::PointBuffers> buffers = tbb_system::point_buffers(app);
-
+  if (app.flag("-persistent", 0)) {
+    app.report(run_persistent(app, buffers, threads));
+    return 0;
+  }
   double construction = 0;
   const double start = taskbench::wall_time();
   threads.arena.execute([&] {

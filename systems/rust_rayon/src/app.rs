@@ -13,6 +13,7 @@ pub struct App {
 
 /// A flag's name as the core wants it (a NUL-terminated constant).
 pub const WORKER: &CStr = c"-worker";
+pub const DATAFLOW: &CStr = c"-dataflow";
 
 impl App {
     /// Parses argv; the core exits with status 2 and one line on an invalid flag, 0 on -h.

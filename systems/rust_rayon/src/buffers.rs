@@ -31,7 +31,8 @@ pub struct GraphBuffers {
 
 // Tasks share the buffers through raw pointers: within a timestep each task writes only its
 // own output slot (field t mod 2, its column) and its column's scratch, and reads row t-1's
-// field, which no task of row t writes; the scope closing each timestep orders the rows.
+// field, which no task of row t writes; the scope closing each timestep orders the rows (with
+// -dataflow, the counted edges of dataflow.rs, which also order the reuse of the fields).
 unsafe impl Sync for GraphBuffers {}
 unsafe impl Send for GraphBuffers {}
 

@@ -79,6 +79,9 @@ extern "C" {
     pub fn task_graph_max_dependencies(graph: TaskGraph) -> c_long;
     pub fn task_graph_task_dependencies_into(graph: TaskGraph, timestep: c_long, point: c_long,
                                              out: *mut Interval) -> c_long;
+    pub fn task_graph_task_successors_into(graph: TaskGraph, timestep: c_long, point: c_long,
+                                           out: *mut Interval) -> c_long;
+    pub fn task_graph_contains_point(graph: TaskGraph, timestep: c_long, point: c_long) -> bool;
     pub fn task_graph_execute_point_scratch(graph: TaskGraph, timestep: c_long, point: c_long,
                                             output_ptr: *mut c_char, output_bytes: usize,
                                             input_ptr: *const *const c_char, input_bytes: *const usize,
