@@ -18,5 +18,5 @@ taskbench metg "${systems[@]}" --pattern stencil_1d "${common[@]}" --campaign st
 taskbench metg "${systems[@]}" --pattern nearest --radix 5 "${common[@]}" --campaign starpu-nearest-$stamp
 python3 bench/system_overhead.py --rounds 5 --systems openmp_for,openmp_task,starpu,starpu_eager
 # Instructions per task by function, independent of load (the table in systems/starpu/README.md).
-python3 bench/task_cost_callgrind.py starpu starpu:STARPU_SCHED=eager \
+python3 bench/task_cost_callgrind.py starpu starpu_eager \
   openmp_task:OMP_WAIT_POLICY=passive openmp_for:OMP_WAIT_POLICY=passive
