@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -32,16 +33,21 @@ int owner(long column, long width, int ranks) {
 int main(int argc, char** argv) {
   taskbench::App app(argc, argv,
                      {TASKBENCH_SYSTEM_NAME,
-                      {taskbench_starpu::worker_flag(), taskbench_mpi::expect_ranks_flag()},
-                      true});
+                      {taskbench_starpu::worker_flag("STARPU_NCPU, or 1"),
+                       taskbench_mpi::expect_ranks_flag()}});
+  // -width's default is 4, as for the other MPI systems: the cores one rank sees (mpirun binds
+  // each to its own) say nothing of the whole run's.
   // StarPU-MPI makes every MPI call from its own progress thread, and the main thread only
   // after starpu_mpi_shutdown: serialized calls suffice.
   taskbench_mpi::Session session(app, argc, argv, MPI_THREAD_SERIALIZED);
-  const long workers = app.flag("-worker", 0);
+  // StarPU-MPI keeps a core of its own for its progress thread: under mpirun's one core per
+  // rank, StarPU's own default would leave no worker (starpu_mpi_init_conf fails, -ENODEV).
+  const long asked = app.flag("-worker", 0);
+  const long workers = asked > 0 || std::getenv("STARPU_NCPU") ? asked : 1;
   starpu_conf conf = taskbench_starpu::cpu_only_conf(workers);
   if (int error = starpu_mpi_init_conf(&argc, &argv, /*initialize_mpi=*/0, MPI_COMM_WORLD, &conf);
       error != 0) {
-    std::fprintf(stderr, "%s: starpu_mpi_init_conf failed (%d)\n", TASKBENCH_SYSTEM_NAME, error);
+    std::fprintf(stderr, "%s: starpu_mpi_init_conf failed: %s\n", TASKBENCH_SYSTEM_NAME, std::strerror(-error));
     return 2;
   }
   taskbench_starpu::check_workers(app, workers);

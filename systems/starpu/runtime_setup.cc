@@ -20,8 +20,8 @@ std::string temporary_home;  // empty unless cpu_only_conf made one
 
 }  // namespace
 
-taskbench::SystemFlag worker_flag() {
-  return {"-worker", "N", "StarPU CPU workers (default: STARPU_NCPU or one per core)", 0,
+taskbench::SystemFlag worker_flag(const char* default_help) {
+  return {"-worker", "N", std::string("StarPU CPU workers (default: ") + default_help + ")", 0,
           taskbench::kMaxWorkerThreads};
 }
 

@@ -12,7 +12,8 @@
 namespace taskbench_starpu {
 
 // The -worker flag of both systems.
-taskbench::SystemFlag worker_flag();
+// `default_help` says what -worker's absence means for this binary.
+taskbench::SystemFlag worker_flag(const char* default_help = "STARPU_NCPU or one per core");
 
 // A starpu_conf for `workers` CPU workers (0: StarPU's own choice, STARPU_NCPU or all cores),
 // no CUDA, OpenCL or other accelerator workers. Points STARPU_HOME at a fresh temporary folder
