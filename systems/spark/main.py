@@ -1,0 +1,105 @@
+"""spark: one Spark job per timestep of each graph, whose Spark tasks (one per point) run the
+row's Task Bench tasks in Spark's Python workers; a row's outputs reach their consumers through
+a shuffle partitioned by consumer point (rows.py). On local[N] (default, N = -worker) or on a
+running master (-master spark://HOST:PORT, such as the one the harness's `spark` launcher
+starts on 127.0.0.1). Session start-up is outside the timed region, reported as
+system_report.startup in the -json report."""
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
+
+try:
+    import pyspark
+    from pyspark import SparkConf, SparkContext
+    from pyspark import cloudpickle
+    from py4j.protocol import Py4JJavaError
+except ImportError:
+    missing_engine("pyspark", "spark")
+
+from taskbench._core import tracing
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rows  # noqa: E402  (beside this file; pickled by value, Spark's workers cannot import it)
+
+cloudpickle.register_pickle_by_value(rows)
+VALIDATION_LINE = re.compile(r"ValidationError: (taskbench: validation failed[^\n]*)")
+
+
+def configuration(master: str, cores: int) -> SparkConf:
+    conf = SparkConf().setAppName("taskbench").setMaster(master)
+    # A failed task fails the run: a retry would hide a failed validation (and count twice).
+    conf.set("spark.task.maxFailures", "1")
+    conf.set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+    # Spark's workers run the launcher's interpreter, with taskbench and its _core on the path.
+    conf.set("spark.pyspark.python", sys.executable)
+    conf.set("spark.executorEnv.PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    conf.set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+    if not master.startswith("local"):
+        conf.set("spark.cores.max", str(cores)) if cores else None
+    return conf
+
+
+def run_graphs(sc, graphs, switches) -> tuple[float, Tally]:
+    """Every graph's rows, timestep by timestep: one job each, collecting the row's notes."""
+    tally = Tally(len(graphs))
+    current: dict[int, object] = {}
+    start = wall_time()
+    for t in range(max(g.timesteps for g in graphs)):
+        for g in graphs:
+            if t >= g.timesteps:
+                continue
+            previous = current.get(g.index)
+            row = rows.first_row(sc, g, switches) if previous is None else rows.next_row(previous, g, t, switches)
+            # Cached and cut from its lineage: the next row's shuffle reads it, and a
+            # thousand-row lineage would be walked (and serialised) by every later job.
+            row.localCheckpoint()
+            for note in row.map(lambda record: record[2]).collect():
+                tally.add(note)
+            if previous is not None:
+                previous.unpersist()
+            current[g.index] = row
+    return wall_time() - start, tally
+
+
+def fail(exc: Py4JJavaError) -> None:
+    """A failed Spark task: 3 with the core's line after a failed validation, else 1."""
+    text = str(exc)
+    found = VALIDATION_LINE.search(text)
+    if found:
+        sys.stderr.write(found.group(1) + "\n")
+        sys.exit(3)
+    lines = [line for line in text.splitlines() if line.strip()]
+    sys.stderr.write(f"taskbench: a Spark job failed: {lines[-1].strip() if lines else type(exc).__name__}\n")
+    sys.exit(1)
+
+
+def main() -> None:
+    app = App([Flag("-worker", "N", "cores of local[N] (default: cores); with -master: cores to use", 1, MAX_WORKERS),
+               Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True)],
+              width_defaults_to_cores=True, version=f"pyspark {pyspark.__version__}")
+    master = app.text_flag("-master")
+    cores = app.flag("-worker", 0 if master else available_cores())
+    started = wall_time()
+    sc = SparkContext(conf=configuration(master or f"local[{cores}]", cores))
+    sc.setLogLevel("ERROR")
+    if master:
+        cores = cores or sc.defaultParallelism
+    startup = wall_time() - started
+    app.set_parallelism(1, cores)
+    app.add_report_json("startup", json.dumps({"seconds": startup, "what": "SparkContext (JVM and session)"}))
+    app.display()
+    try:
+        elapsed, tally = run_graphs(sc, app.graphs, (os.environ.get("TASKBENCH_FAULT", ""), tracing()))
+    except Py4JJavaError as exc:
+        sc.stop()
+        fail(exc)
+    sc.stop()
+    app.report(elapsed, tally.executed)
+
+
+if __name__ == "__main__":
+    main()
