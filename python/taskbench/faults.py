@@ -77,9 +77,10 @@ def _judge_hang(system, run: dict) -> list[str]:
     return problems
 
 
-# Systems whose worker processes are another process's children (Ray's raylet reaps them): the
-# driver learns that a worker died, not of which signal, and fails naming the death.
-WORKERS_REAPED_BY_ENGINE = ("ray",)
+# Systems whose worker processes are another process's children (Ray's raylet reaps them, Spark's
+# Python daemon its workers): the driver learns that a worker died, not of which signal, and
+# fails naming the death.
+WORKERS_REAPED_BY_ENGINE = ("ray", "spark", "spark_standalone")
 
 
 def _judge_kill(system, run: dict) -> list[str]:

@@ -27,6 +27,7 @@ import rows  # noqa: E402  (beside this file; pickled by value, Spark's workers 
 
 cloudpickle.register_pickle_by_value(rows)
 VALIDATION_LINE = re.compile(r"ValidationError: (taskbench: validation failed[^\n]*)")
+WORKER_DIED = "Python worker exited unexpectedly (crashed)"
 
 
 def configuration(master: str, cores: int) -> SparkConf:
@@ -71,14 +72,19 @@ def run_graphs(sc, graphs, switches) -> tuple[float, Tally, list]:
 
 
 def fail(exc: Py4JJavaError) -> None:
-    """A failed Spark task: 3 with the core's line after a failed validation, else 1."""
+    """A failed Spark job: 3 with the core's line after a failed validation; else 1, naming a
+    Python worker's death (Spark's daemon, not this driver, is its parent: the signal is not
+    known here) or Spark's own first line."""
     text = str(exc)
     found = VALIDATION_LINE.search(text)
     if found:
         sys.stderr.write(found.group(1) + "\n")
         sys.exit(3)
-    lines = [line for line in text.splitlines() if line.strip()]
-    sys.stderr.write(f"taskbench: a Spark job failed: {lines[-1].strip() if lines else type(exc).__name__}\n")
+    if WORKER_DIED in text:
+        sys.stderr.write(f"taskbench: a Spark Python worker process died during the run ({WORKER_DIED})\n")
+        sys.exit(1)
+    first = str(exc.java_exception.toString()).splitlines()[0][:400]
+    sys.stderr.write(f"taskbench: a Spark job failed: {first}\n")
     sys.exit(1)
 
 
