@@ -1,6 +1,9 @@
 """Installs the harness's Python dependencies (pyproject.toml) that are missing, and pytest:
-the project's dependencies, every optional group, and what the build needs (nanobind for
-taskbench._core: the CMake build in this venv finds it here)."""
+the project's dependencies, every optional group but the large engines', and what the build
+needs (nanobind for taskbench._core: the CMake build in this venv finds it here).
+
+`--large` installs only the large engines' groups (LARGE_GROUPS: Spark and TensorFlow), which
+scripts/install-large-engines.sh does in the one test stage that needs them."""
 import importlib.metadata
 import subprocess
 import sys
@@ -8,15 +11,20 @@ import tomllib
 from pathlib import Path
 
 root = Path(__file__).resolve().parents[1]
-wanted = ["pytest"]
+# Hundreds of MB each: a default install and the build never need them.
+LARGE_GROUPS = ("spark", "tensorflow")
+large = "--large" in sys.argv[1:]
+wanted = [] if large else ["pytest"]
 pyproject = root / "pyproject.toml"
 if pyproject.exists():
     document = tomllib.loads(pyproject.read_text())
-    wanted += [r for r in document.get("build-system", {}).get("requires", [])]
     project = document.get("project", {})
-    wanted += project.get("dependencies", [])
-    for extra in project.get("optional-dependencies", {}).values():
-        wanted += extra
+    if not large:
+        wanted += [r for r in document.get("build-system", {}).get("requires", [])]
+        wanted += project.get("dependencies", [])
+    for group, extra in project.get("optional-dependencies", {}).items():
+        if (group in LARGE_GROUPS) == large:
+            wanted += extra
 
 
 from pip._vendor.packaging.requirements import Requirement  # pip ships it; nothing to install

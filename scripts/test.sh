@@ -43,7 +43,9 @@ stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan
   .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py -q
 stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
   .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
-stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q
+# Spark and TensorFlow run in the last stage only, with their install (below).
+stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q \
+  --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py
 
 # OpenBLAS picks its kernels from the CPU (or OPENBLAS_CORETYPE), so the machine CI lands on
 # decides which dgemm code runs: run every kernel this CPU can execute, and check that the one
@@ -61,6 +63,15 @@ blas_under() {
 for core in $(scripts/blas-coretypes.sh); do
   stage "BLAS tests under OPENBLAS_CORETYPE=$core (release, TSan)" blas_under "$core"
 done
+
+# Spark and TensorFlow: hundreds of MB each, so installed only here (Java 17 from Debian, the
+# pyproject groups spark and tensorflow; fast when present), then tested by their own files,
+# which run every pattern in one run per system. A missing engine fails here, never skips.
+large_engines() {
+  scripts/install-large-engines.sh &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q
+}
+stage "large engines: Spark and TensorFlow (install, end-to-end, release)" large_engines
 
 if ((${#failed[@]})); then
   for name in "${failed[@]}"; do echo "FAILED stage: $name"; done

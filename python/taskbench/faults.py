@@ -77,9 +77,11 @@ def _judge_hang(system, run: dict) -> list[str]:
     return problems
 
 
-# Systems whose worker processes are another process's children (Ray's raylet, charmrun): the
-# driver learns that a worker died, not of which signal, and fails with these words.
-WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "Socket closed before recv"}
+# Systems whose worker processes are another process's children (Ray's raylet, charmrun, Spark's
+# Python daemon): the driver learns that a worker died, not of which signal, and fails with
+# these words.
+WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "Socket closed before recv",
+                            "spark": "worker process died", "spark_standalone": "worker process died"}
 
 
 def _judge_kill(system, run: dict) -> list[str]:

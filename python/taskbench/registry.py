@@ -22,7 +22,7 @@ from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.external import resolve_external
 from taskbench.locations import Layout
 
-KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback", "external")
+KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback", "spark", "external")
 
 
 @dataclass
@@ -128,8 +128,10 @@ def _launcher_reason(system: System) -> str:
         from taskbench.launch.loopback import missing_tools
         if missing_tools():
             return f"{' and '.join(missing_tools())} not found on PATH (util-linux, iproute2): the loopback launcher needs them"
-    if system.launcher == "dask" and system.binary_path is not None:
-        from taskbench.launch.dask import cluster_program
+    if system.launcher in ("dask", "spark") and system.binary_path is not None:
+        from taskbench.launch.dask import cluster_program as dask_cluster
+        from taskbench.launch.spark import cluster_program as spark_cluster
+        cluster_program = dask_cluster if system.launcher == "dask" else spark_cluster
         if not cluster_program(system).is_file():
             return f"{cluster_program(system)} missing (the build writes it with the Python systems): run the build"
     if system.requires and system.binary_path is not None:

@@ -79,6 +79,8 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         from taskbench.launch import external as module
     elif launcher == "loopback":
         from taskbench.launch import loopback as module
+    elif launcher == "spark":
+        from taskbench.launch import spark as module
     else:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     return module.command(system, flags, options)

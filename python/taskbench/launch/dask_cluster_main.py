@@ -10,29 +10,17 @@ A timeout or the harness's death ends this process and its tied children (tied.p
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
 import time
 
-from taskbench import tied
+from taskbench.launch.attached_run import run_attached
 from taskbench.launch.dask_cluster import Cluster, ClusterError
 
 POLL_SECONDS = 0.02
 SETTLE_SECONDS = 2.0  # after a run failed: how long a cluster process's death may take to show
 VALIDATION_EXIT = 3
-
-
-def die_like(code: int) -> None:
-    """Exits with the status `code`, a negative one by dying of that signal."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if code < 0:
-        if -code not in (signal.SIGKILL, signal.SIGSTOP):  # the two that have no handler
-            signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    os._exit(code)
 
 
 def report_death(cluster: Cluster, role: str, pid: int, code: int) -> int:
@@ -75,23 +63,9 @@ def main(argv: list[str]) -> int:
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not program or args.workers < 1 or args.threads < 1:
         parser.error("needs -workers N >= 1, -threads T >= 1 and -- SYSTEM [FLAGS...]")
-    # SIGTERM and SIGHUP end it through the finally below, which stops the cluster.
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda number, _: sys.exit(128 + number))
     cluster = Cluster(args.workers, args.threads, relay=True)
-    try:
-        try:
-            address = cluster.start()
-        except ClusterError as exc:
-            sys.stderr.write(f"taskbench: {exc}\n")
-            return 1
-        system = tied.popen([*program, "-scheduler", address, "-workers", str(args.workers)],
-                            signal.SIGKILL)
-        status = supervise(cluster, system)
-    finally:
-        cluster.stop()
-    die_like(status)
-    return status
+    return run_attached(cluster, ClusterError,
+                        lambda address: [*program, "-scheduler", address, "-workers", str(args.workers)], supervise)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,119 @@
+"""spark: one Spark job per timestep of each graph, whose Spark tasks (one per point) run the
+row's Task Bench tasks in Spark's Python workers; a row's outputs reach their consumers through
+a shuffle partitioned by consumer point (rows.py). On local[N] (default, N = -worker) or on a
+running master (-master spark://HOST:PORT, such as the one the harness's `spark` launcher
+starts on 127.0.0.1). Session start-up is outside the timed region, reported as
+system_report.startup in the -json report."""
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
+
+try:
+    import pyspark
+    from pyspark import SparkConf, SparkContext
+    from pyspark import cloudpickle
+    from py4j.protocol import Py4JJavaError
+except ImportError:
+    missing_engine("pyspark", "spark")
+
+from taskbench._core import tracing
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rows  # noqa: E402  (beside this file; pickled by value, Spark's workers cannot import it)
+
+cloudpickle.register_pickle_by_value(rows)
+VALIDATION_LINE = re.compile(r"ValidationError: (taskbench: validation failed[^\n]*)")
+WORKER_DIED = "Python worker exited unexpectedly (crashed)"
+
+
+def configuration(master: str, cores: int) -> SparkConf:
+    conf = SparkConf().setAppName("taskbench").setMaster(master)
+    # A failed task fails the run: a retry would hide a failed validation (and count twice).
+    conf.set("spark.task.maxFailures", "1")
+    conf.set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+    # Spark's workers run the launcher's interpreter, with taskbench and its _core on the path.
+    conf.set("spark.pyspark.python", sys.executable)
+    conf.set("spark.executorEnv.PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    conf.set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+    if not master.startswith("local"):
+        conf.set("spark.cores.max", str(cores)) if cores else None
+    return conf
+
+
+def run_graphs(sc, graphs, switches) -> tuple[float, Tally, list]:
+    """Every graph's rows, timestep by timestep: one job per timestep for all graphs' rows,
+    collecting their notes. Returns (elapsed, the notes' tally, Spark's count of executions)."""
+    tally = Tally(len(graphs))
+    executions = sc.accumulator([0] * len(graphs), rows.Executions())
+    current: dict[int, object] = {}
+    start = wall_time()
+    for t in range(max(g.timesteps for g in graphs)):
+        made = {}
+        for g in graphs:
+            if t < g.timesteps:
+                previous = current.get(g.index)
+                made[g.index] = (rows.first_row(sc, g, switches, executions) if previous is None
+                                 else rows.next_row(previous, g, t, switches, executions))
+                # Kept for the next row's shuffle (persist also stops pyspark from fusing the
+                # note's map into the row, which would then run again in the next job) and cut
+                # from its lineage: job t would otherwise walk and serialise t earlier rows.
+                made[g.index].persist().localCheckpoint()
+        for note in sc.union(list(made.values())).map(lambda record: record[2]).collect():
+            tally.add(note)
+        for index in made:
+            if index in current:
+                current[index].unpersist()
+        current.update(made)
+    return wall_time() - start, tally, executions.value
+
+
+def fail(exc: Py4JJavaError) -> None:
+    """A failed Spark job: 3 with the core's line after a failed validation; else 1, naming a
+    Python worker's death (Spark's daemon, not this driver, is its parent: the signal is not
+    known here) or Spark's own first line."""
+    text = str(exc)
+    found = VALIDATION_LINE.search(text)
+    if found:
+        sys.stderr.write(found.group(1) + "\n")
+        sys.exit(3)
+    if WORKER_DIED in text:
+        sys.stderr.write(f"taskbench: a Spark Python worker process died during the run ({WORKER_DIED})\n")
+        sys.exit(1)
+    first = str(exc.java_exception.toString()).splitlines()[0][:400]
+    sys.stderr.write(f"taskbench: a Spark job failed: {first}\n")
+    sys.exit(1)
+
+
+def main() -> None:
+    app = App([Flag("-worker", "N", "cores of local[N] (default: cores); with -master: cores to use", 1, MAX_WORKERS),
+               Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True)],
+              width_defaults_to_cores=True, version=f"pyspark {pyspark.__version__}")
+    master = app.text_flag("-master")
+    cores = app.flag("-worker", 0 if master else available_cores())
+    # Spark's Python workers: this interpreter (the venv's), not the first python3 on PATH.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    started = wall_time()
+    sc = SparkContext(conf=configuration(master or f"local[{cores}]", cores))
+    sc.setLogLevel("ERROR")
+    if master:
+        cores = cores or sc.defaultParallelism
+    startup = wall_time() - started
+    app.set_parallelism(1, cores)
+    app.add_report_json("startup", json.dumps({"seconds": startup, "what": "SparkContext (JVM and session)"}))
+    app.display()
+    try:
+        elapsed, _notes, executed = run_graphs(sc, app.graphs, (os.environ.get("TASKBENCH_FAULT", ""), tracing()))
+    except Py4JJavaError as exc:
+        sc.stop()
+        fail(exc)
+    sc.stop()
+    # Spark's count of executions, not the notes': a task Spark ran twice fails the report.
+    app.report(elapsed, executed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""tensorflow: the whole run as one TensorFlow graph (a tf.function), one TaskbenchTask op
+(op.cc, a custom C++ op over the core) per task, whose inputs are its producers' output
+tensors; TensorFlow's executor runs the ops on -worker inter-op threads as their inputs become
+ready. Tracing the function (Python building the graph) is outside the timed region, reported
+as system_report.startup; the call, TensorFlow's instantiation of the graph included, is timed."""
+import ctypes
+import json
+import os
+import struct
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up notices are not the run's
+
+from taskbench.app import MAX_WORKERS, App, Flag, available_cores, missing_engine, rows, wall_time
+
+try:
+    import tensorflow as tf
+except ImportError:
+    missing_engine("tensorflow", "tensorflow")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from op_build import OpBuildError, library_path  # noqa: E402
+
+DOUBLE_FIELDS = (6, 10)  # fraction_connected and imbalance in Graph.__getstate__()
+
+
+def op_fields(graph) -> list[int]:
+    """The graph's fields as the op's `graph` attr: int64s, doubles as their bit patterns."""
+    fields = list(graph.__getstate__())
+    for k in DOUBLE_FIELDS:
+        fields[k] = struct.unpack("<q", struct.pack("<d", fields[k]))[0]
+    fields[14] = struct.unpack("<q", struct.pack("<Q", fields[14]))[0]  # the unsigned seed
+    return fields
+
+
+def task_graph(ops, graphs):
+    """A function that adds every task of every graph as an op and returns the outputs nobody
+    consumes (so TensorFlow prunes none). Its argument `start` is every op's first input (see
+    op.cc: without it, TensorFlow would run row 0 and everything after it as constants)."""
+    def run_all(start):
+        leaves = []
+        for g in graphs:
+            fields, previous = op_fields(g), {}
+            for t in range(g.timesteps):
+                current = {}
+                for i in rows(g, t):
+                    current[i] = ops.taskbench_task(start, [previous[j] for j in g.dependencies(t, i)],
+                                                    graph=fields, t=t, i=i, output_bytes=g.output_bytes)
+                    if t + 1 == g.timesteps or not g.successors(t, i):
+                        leaves.append(current[i])
+                previous = current
+        return leaves
+    return run_all
+
+
+def load_op():
+    """The op library (built at the first run) and its C entry points; exit 4 if it cannot build."""
+    try:
+        path = library_path(tf)
+    except OpBuildError as exc:
+        sys.stderr.write(f"taskbench: {exc}\n")
+        sys.exit(4)
+    ops = tf.load_op_library(str(path))
+    entry = ctypes.CDLL(str(path))  # the same loaded library: its copy of the core
+    entry.taskbench_tf_setup.restype = ctypes.c_bool
+    entry.taskbench_tf_executed.restype = ctypes.c_longlong
+    entry.taskbench_tf_executed.argtypes = [ctypes.c_long]
+    if not entry.taskbench_tf_setup():
+        sys.stderr.write(f"taskbench: TASKBENCH_FAULT: invalid value '{os.environ.get('TASKBENCH_FAULT')}'\n")
+        sys.exit(2)
+    return ops, entry
+
+
+def main() -> None:
+    app = App([Flag("-worker", "N", "TensorFlow inter-op threads: tasks run at once (default: cores)", 1,
+                    MAX_WORKERS)], width_defaults_to_cores=True, version=f"tensorflow {tf.__version__}")
+    threads = app.flag("-worker", available_cores())
+    # One task per inter-op thread; a kernel is one thread (the core's), as in every system.
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    # Grappler would fold the ops of row 0 (no inputs) as constants, running them while it
+    # optimises: each op is a task that must run exactly once, in the timed call.
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
+    ops, entry = load_op()
+    app.set_parallelism(1, threads)
+    started = wall_time()
+    start_signal = tf.zeros([0], tf.uint8)
+    function = tf.function(task_graph(ops, app.graphs)).get_concrete_function(start_signal)
+    app.add_report_json("startup", json.dumps({"seconds": wall_time() - started,
+                                               "what": "tracing the tf.function (the graph built in Python)"}))
+    app.display()
+    start = wall_time()
+    function(start_signal)
+    elapsed = wall_time() - start
+    app.report(elapsed, [entry.taskbench_tf_executed(g.index) for g in app.graphs])
+
+
+if __name__ == "__main__":
+    main()
