@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The paper's remaining engines that run here (issue 12): charm4py and tensorflow beside serial,
+# native and dask, METG(50%) on stencil_1d 1000 x 2, compute_bound, in one interleaved campaign;
+# spark, whose every timestep is a Spark job of a fraction of a second, in a campaign of
+# SPARK_STEPS (default 10) steps with serial and dask beside it. Then the empty-task overhead of
+# each (bench/system_overhead.py, best of interleaved rounds). legate cannot load here
+# (systems/legate/README.md). Needs scripts/install-large-engines.sh first.
+# Stored in $TASKBENCH_DB (default paper-engines.db); campaigns paper-engines-<time> and
+# paper-engines-spark-<time>.
+# Usage: bench/paper_engines.sh [more taskbench metg options, e.g. --reps 2]   (~25 min on 2 cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TASKBENCH_DB=${TASKBENCH_DB:-paper-engines.db}
+taskbench() { PYTHONPATH=python .venv/bin/python -m taskbench "$@"; }
+stamp=$(date +%Y%m%d-%H%M%S)
+common=(--pattern stencil_1d --width 2 --kernel compute_bound --tries 2 --timeout 300 "$@")
+
+taskbench metg serial native dask charm4py tensorflow --steps 1000 "${common[@]}" \
+  --campaign paper-engines-$stamp
+taskbench metg serial dask spark --steps "${SPARK_STEPS:-10}" --start-iter 2147483648 "${common[@]}" \
+  --campaign paper-engines-spark-$stamp
+.venv/bin/python bench/system_overhead.py --systems serial,native,dask,charm4py,tensorflow --rounds 3
+.venv/bin/python bench/system_overhead.py --systems serial,dask,spark --steps 20 --rounds 2
