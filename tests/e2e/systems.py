@@ -52,9 +52,11 @@ STANDALONE_LAUNCHERS = ("local", "dask")
 
 
 def local_systems() -> list[System]:
-    """Systems run as one local command (MPI systems have their own tests)."""
+    """Systems run as one local command (MPI systems have their own tests), but for those whose
+    every run starts an engine for seconds (SLOW_TO_START): their own files test every pattern
+    in one run."""
     return [s for s in registry() if s.entry.get("launcher", "local") in STANDALONE_LAUNCHERS
-            and s.name not in LARGE_ENGINES]
+            and s.name not in SLOW_TO_START]
 
 
 def built_systems() -> list[str]:
@@ -90,6 +92,9 @@ def totals(stdout: str) -> list[str]:
 # one run. Under TASKBENCH_REQUIRE_LARGE_ENGINES=1 (that stage) a missing one fails its
 # tests instead of skipping them.
 LARGE_ENGINES = ("spark", "tensorflow")
+# dask_distributed starts a scheduler and worker processes for each run (about 3 s): the shared
+# matrix's 57 runs took 3 minutes of the test suite; test_dask_distributed.py covers the same.
+SLOW_TO_START = (*LARGE_ENGINES, "dask_distributed")
 
 
 def serial_totals(args: list[str]) -> list[str]:
