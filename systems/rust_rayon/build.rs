@@ -17,6 +17,8 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", core.parent().unwrap().display());
     println!("cargo:rustc-link-lib=static={name}");
     println!("cargo:rustc-link-lib=dylib=stdc++");
+    // OpenBLAS must find the core's locked blas_memory_alloc (core/src/kernels/dgemm.cc).
+    println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=blas_memory_alloc");
     for lib in env::var("TASKBENCH_LINK_LIBS").unwrap_or_default().split(';').filter(|l| !l.is_empty()) {
         let lib = Path::new(lib);
         // After the core on the link line, and found at run time where it lies (openblas-serial

@@ -1,5 +1,8 @@
 // compute_dgemm: `iterations` dgemm calls on three N x N matrices in the scratch buffer,
 // N = floor(sqrt(scratch / 24)). Built only where CMake found a CBLAS (TASKBENCH_HAVE_BLAS).
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -11,6 +14,27 @@
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" char* openblas_get_config() __attribute__((weak));
 extern "C" int openblas_get_parallel() __attribute__((weak));
+
+namespace {
+std::atomic<long> pool_takes{0};
+}
+
+// Debian's serial OpenBLAS 0.3.21 is built without USE_LOCKING: blas_memory_alloc takes a
+// packing buffer from a pool shared by all threads by testing a slot's `used` flag and then
+// setting it, with no lock between the two (objdump: its spinlock guards only the pool's
+// first initialisation). Two tasks' dgemm calls at once can take the same buffer and corrupt
+// each other's products (DgemmConcurrency caught it, once, in CI). OpenBLAS calls its
+// allocator through its PLT, so this definition (exported from every executable, see
+// core/CMakeLists.txt) takes its place: the slot search runs under a mutex. Handing a buffer
+// back is one store of 0, safe as it is. (The pthread build locks, but starts a spinning
+// thread pool at load time in every binary.)
+extern "C" __attribute__((visibility("default"))) void* blas_memory_alloc(int procpos) {
+  static const auto openblas_alloc = reinterpret_cast<void* (*)(int)>(dlsym(RTLD_NEXT, "blas_memory_alloc"));
+  static std::mutex pool;
+  pool_takes.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(pool);
+  return openblas_alloc(procpos);
+}
 #endif
 
 namespace taskbench::kernels {
@@ -34,6 +58,7 @@ std::string blas_runtime() {
   return s;
 }
 bool blas_threaded() { return openblas_get_parallel && openblas_get_parallel() != 0; }
+long blas_pool_takes() { return pool_takes.load(); }
 
 void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
   // Tasks already run one per core: a multithreaded BLAS inside them would oversubscribe.
@@ -58,19 +83,20 @@ void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
 
 #ifdef TASKBENCH_THREAD_SANITIZER
 // OpenBLAS is not instrumented: ThreadSanitizer sees only its calls to memcpy, which copy the
-// operands into packing buffers taken from a pool. The pool hands a buffer from one caller to
-// the next through an xchg spinlock in blas_memory_alloc and a plain store in blas_memory_free
-// (ordered by x86's memory model), which ThreadSanitizer cannot see, so it reports two tasks'
-// copies into the same buffer as a race (seen with the Haswell kernels). Ignoring the
-// interceptors called from that library alone keeps every other report; the serial OpenBLAS
-// makes no pthread calls whose synchronisation this would hide. dgemm_concurrency_test proves
-// that concurrent products are right, bit for bit, under every OPENBLAS_CORETYPE the CPU runs.
+// operands into packing buffers taken from a pool. A buffer goes from one caller to the next
+// through blas_memory_alloc, locked above, and a plain store in blas_memory_free (ordered by
+// x86's memory model) that ThreadSanitizer cannot see, so it reports two tasks' copies into the
+// same buffer as a race (seen with the Haswell kernels). Ignoring the interceptors called from
+// that library alone keeps every other report; the serial OpenBLAS makes no pthread calls whose
+// synchronisation this would hide. dgemm_concurrency_test checks that concurrent products are
+// right, bit for bit, under every OPENBLAS_CORETYPE the CPU runs, and that the lock is in place.
 extern "C" const char* __tsan_default_suppressions() { return "called_from_lib:libopenblas.so\n"; }
 #endif
 #else
 bool dgemm_available() { return false; }
 std::string blas_runtime() { return "none"; }
 bool blas_threaded() { return false; }
+long blas_pool_takes() { return 0; }
 void compute_dgemm(char*, size_t, long) {}
 #endif
 

@@ -19,6 +19,8 @@ bool dgemm_available();
 // (which competes with the system under test for the cores: App warns).
 std::string blas_runtime();
 bool blas_threaded();
+// Buffers OpenBLAS took from its pool through the lock in dgemm.cc (0: the lock is not in place).
+long blas_pool_takes();
 long dgemm_size(size_t scratch_bytes);  // N = floor(sqrt(scratch / 24))
 void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations);
 void io_bound(long iterations, long graph, long point);
