@@ -23,6 +23,11 @@ _FIXED = {
     "mpi_openmp": 5, "mpi_openmp_mpich": 15,
     "python_serial": 6, "python_futures": 16, "python_futures_processes": 5,
     "dask": 9, "dask_distributed": 18, "ray": 13,
+    # The task runtimes compared with openmp_for, openmp_task and native (docs/task-runtimes.md)
+    "tbb_tasks": 4, "tbb_flow": 5, "tbb_flow_persistent": 15, "rust_rayon": 6,
+    "rust_rayon_dataflow": 16, "starpu": 3, "starpu_eager": 13, "starpu_mpi": 14,
+    # The paper's engines compared with serial, native and dask (docs/python-engines.md)
+    "charm4py": 4, "tensorflow": 5, "spark": 3, "spark_standalone": 13,
 }
 
 
