@@ -16,7 +16,8 @@ from typing import Callable
 
 # Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds: in
 # --quick their sweeps run fewer timesteps, in a campaign of their own (printed, and stored).
-HEAVY_SYSTEMS = ("dask_distributed", "ray", "spark", "tensorflow", "charm4py", "python_futures_processes")
+HEAVY_SYSTEMS = ("dask_distributed", "ray", "spark", "spark_standalone", "tensorflow", "charm4py",
+                 "python_futures_processes")
 HEAVY_QUICK_STEPS_DIVISOR = 4
 
 
