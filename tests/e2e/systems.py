@@ -113,3 +113,26 @@ def every_pattern(steps: int = 6, width: int = 4) -> list[str]:
         args += ["-steps", str(steps), "-width", str(width), "-type", pattern, "-radix", "3",
                  "-fraction", "0.5", "-kernel", "compute_bound", "-iter", "20"]
     return args
+
+
+# For engines tested in few runs (SLOW_TO_START, loopback launchers): the other kernels, scratch
+# and 1 MiB outputs as graphs side by side in one run, ...
+OTHER_KERNELS = ["-steps", "3", "-width", "3", "-type", "stencil_1d", "-output", "1048576", "-and",
+                 "-steps", "4", "-width", "3", "-type", "tree", "-kernel", "memory_daxpy", "-scratch", "8192",
+                 "-iter", "4", "-and", "-steps", "4", "-width", "3", "-type", "fft", "-kernel", "compute_dgemm",
+                 "-scratch", "24000", "-iter", "2", "-and", "-steps", "3", "-width", "2", "-type", "nearest",
+                 "-kernel", "io_bound", "-iter", "2", "-and", "-steps", "3", "-width", "4", "-type", "spread",
+                 "-kernel", "compute_bound2", "-iter", "9"]
+# ... and a fault in task (2, 1) of the second graph, whose consumers in row 3 must reject it.
+CORRUPTED = {"TASKBENCH_FAULT": "corrupt:1,2,1"}
+FAULT_GRAPHS = ["-steps", "5", "-width", "3", "-type", "no_comm", "-and", "-steps", "6", "-width", "4",
+                "-type", "all_to_all"]
+
+
+def assert_validation_failed(got) -> None:
+    """The run ended with status 3 and the core's line for the corrupted task, and no summary."""
+    assert got.returncode == 3, got.stderr
+    last = [line for line in got.stderr.splitlines() if line.startswith("taskbench: ")][-1]
+    assert last.startswith("taskbench: validation failed: graph 1, task (t=3, i="), last
+    assert "expected the output of (t=2, i=1)" in last
+    assert "Total Tasks" not in got.stdout

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from systems import BIN, BUILD, PROBE, ROOT, built_systems, every_pattern, serial_totals, totals
+from systems import (BIN, BUILD, CORRUPTED, FAULT_GRAPHS, OTHER_KERNELS, PROBE, ROOT, assert_validation_failed,
+                     built_systems, every_pattern, serial_totals, totals)
 
 sys.path.insert(0, str(ROOT / "python"))
 from taskbench.launch.loopback import missing_tools, wrap  # noqa: E402
@@ -53,10 +54,7 @@ def test_every_pattern_equals_serial(probe):
 
 def test_other_kernels_and_1mib_outputs(probe):
     require()
-    args = ["-steps", "3", "-width", "3", "-type", "stencil_1d", "-output", "1048576", "-and",
-            "-steps", "4", "-width", "3", "-type", "tree", "-kernel", "memory_daxpy", "-scratch", "8192",
-            "-iter", "4", "-and", "-steps", "4", "-width", "3", "-type", "fft", "-kernel", "compute_dgemm",
-            "-scratch", "24000", "-iter", "2"]
+    args = OTHER_KERNELS
     got = run_ray(args, probe)
     assert got.returncode == 0, got.stderr
     assert totals(got.stdout) == serial_totals(args)
@@ -64,13 +62,8 @@ def test_other_kernels_and_1mib_outputs(probe):
 
 def test_fault_switch_fails_validation(probe):
     require()
-    args = ["-steps", "5", "-width", "3", "-type", "no_comm", "-and", "-steps", "6", "-width", "4",
-            "-type", "all_to_all"]
-    got = run_ray(args, probe, {"TASKBENCH_FAULT": "corrupt:1,2,1"})
-    assert got.returncode == 3, got.stderr
-    last = [l for l in got.stderr.splitlines() if l.startswith("taskbench: ")][-1]
-    assert last.startswith("taskbench: validation failed: graph 1, task (t=3, i=")
-    assert "expected the output of (t=2, i=1)" in last
+    got = run_ray(FAULT_GRAPHS, probe, CORRUPTED)
+    assert_validation_failed(got)
 
 
 def test_a_killed_worker_fails_the_run_promptly(probe):
