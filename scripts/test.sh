@@ -2,8 +2,9 @@
 # The test command (README, .ci/run): installs what is missing, builds the release, ASan+UBSan
 # and ThreadSanitizer configurations (TSan: the native runtime alone, and the native systems
 # over the core; OpenMP and MPI runtimes are not instrumented, so they stay out of it), runs the
-# unit tests (ctest) and the end-to-end and harness tests (pytest), then the BLAS tests again
-# under every OpenBLAS core type this CPU can run.
+# unit tests (ctest), again beside two busy processes with the native end-to-end tests, and the
+# end-to-end and harness tests (pytest), then the BLAS tests again under every OpenBLAS core type
+# this CPU can run, and last the large engines (installed there).
 #
 # Every stage runs even when an earlier one failed, so one failure never hides another; the
 # script ends with one line per failed stage and exits non-zero if there was any.
@@ -39,6 +40,14 @@ stage "unit tests (release)" ctest --test-dir build --output-on-failure -j "$job
 stage "unit tests (ASan+UBSan)" ctest --test-dir build-asan --output-on-failure -j "$jobs"
 stage "native runtime tests (TSan)" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 stage "core unit tests (TSan)" ctest --test-dir build-tsan-native --output-on-failure -j "$jobs" -R '^(Dgemm|Kernels)'
+# The same unit tests, and the native runtime's end-to-end tests, beside two busy processes: CI
+# machines are shared, and a runtime or a test that needs a free core fails there at random.
+under_load() {
+  scripts/with-load.sh 2 ctest --test-dir build --output-on-failure -j "$jobs" &&
+    scripts/with-load.sh 2 ctest --test-dir build-asan --output-on-failure -j "$jobs" &&
+    scripts/with-load.sh 2 .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
+}
+stage "unit and native end-to-end tests beside 2 busy processes (release, ASan+UBSan)" under_load
 stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan \
   .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py -q
 stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
@@ -69,7 +78,8 @@ done
 # which run every pattern in one run per system. A missing engine fails here, never skips.
 large_engines() {
   scripts/install-large-engines.sh &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q -k "spark or tensorflow"
 }
 stage "large engines: Spark and TensorFlow (install, end-to-end, release)" large_engines
 

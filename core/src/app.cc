@@ -13,7 +13,6 @@
 #include "args.h"
 #include "fault.h"
 #include "graph_check.h"
-#include "kernels/kernels.h"
 #include "report.h"
 #include "thread_state.h"
 #include "tool_report.h"
@@ -104,12 +103,6 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
     std::exit(0);
   }
   install_fault_from_environment();
-  if (kernels::blas_threaded())
-    std::fprintf(stderr,
-                 "taskbench: warning: the OpenBLAS loaded is threaded (%s): its thread pool "
-                 "competes for the cores; reconfigure to link the serial one (cmake -U "
-                 "TASKBENCH_OPENBLAS_LIBRARY BUILD_DIR, with libopenblas-serial-dev installed)\n",
-                 kernels::blas_runtime().c_str());
   for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
   // Enough for any sensible thread count; a thread beyond it allocates its own block.
   prepare_thread_states(static_cast<size_t>(std::max(64L, 2 * available_cores())),

@@ -12,6 +12,8 @@ core's (taskbench._core), so a Python system behaves like a C++ one.
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import os
 import signal
 import sys
@@ -175,3 +177,31 @@ def missing_engine(package: str, extra: str) -> None:
     sys.stderr.write(f"taskbench: {package} is not installed for {sys.executable}: "
                      f"pip install 'taskbench[{extra}]' (or scripts/install-deps.sh)\n")
     sys.exit(EXIT_MISSING_ENGINE)
+
+
+def engine_version(module: str) -> str:
+    """"MODULE VERSION", read from the installed distribution without importing the module (App
+    needs it before the engine is imported, see import_engine); MODULE alone if not installed."""
+    # Most engines' distribution has the module's name; some do not (tensorflow-cpu).
+    for distribution in [module, *importlib.metadata.packages_distributions().get(module, [])]:
+        try:
+            return f"{module} {importlib.metadata.version(distribution)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return module
+
+
+def import_engine(module: str, extra: str, app: App, quiet_env: dict[str, str] | None = None):
+    """Imports a system's engine once its flags are parsed, and returns its top-level package.
+
+    After the parse, so that a bad flag (or -h) never loads the engine: whatever the engine
+    prints as it loads, the core's one line is then all there is on stderr. Without -v, the
+    engine's own log settings in `quiet_env` replace the user's first, so its start-up notices
+    stay off stderr too; -v leaves the environment, and the engine, as they are."""
+    if app.verbosity == 0:
+        os.environ.update(quiet_env or {})
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        missing_engine(module.split(".")[0], extra)
+    return sys.modules[module.split(".")[0]]

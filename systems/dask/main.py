@@ -5,20 +5,14 @@ the outputs (bytearrays) from producer to consumer itself."""
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from taskbench.app import MAX_WORKERS, App, Flag, available_cores, missing_engine, wall_time, warm_up
-
-try:
-    import dask
-    import dask.threaded
-except ImportError:
-    missing_engine("dask", "dask")
-
+from taskbench.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, wall_time, warm_up
 from taskbench.dask_graph import task_graph
 
 
 def main() -> None:
     app = App([Flag("-worker", "N", "threads of Dask's threaded scheduler (default: cores)", 1, MAX_WORKERS)],
-              width_defaults_to_cores=True, version=f"dask {dask.__version__}")
+              width_defaults_to_cores=True, version=engine_version("dask"))
+    dask = import_engine("dask.threaded", "dask", app)
     workers = app.flag("-worker", available_cores())
     app.set_parallelism(1, workers)
     app.display()

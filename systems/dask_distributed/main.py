@@ -11,14 +11,7 @@ import threading
 from contextlib import ExitStack
 
 from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
-                           missing_engine, wall_time)
-
-try:
-    import dask
-    import distributed
-except ImportError:
-    missing_engine("distributed", "distributed")
-
+                           engine_version, import_engine, wall_time)
 from taskbench._core import tracing
 from taskbench.dask_graph import task_graph
 from taskbench.dask_workers import Departures, prepare_workers, take_notes
@@ -71,7 +64,8 @@ def main() -> None:
                Flag("-scheduler", "ADDRESS", "attach to this cluster's scheduler instead of "
                     "starting one (tcp://HOST:PORT)", text=True)],
               width_defaults_to_cores=True,
-              version=f"dask {dask.__version__}, distributed {distributed.__version__}")
+              version=f"{engine_version('dask')}, {engine_version('distributed')}")
+    distributed = import_engine("distributed", "distributed", app)
     address = app.text_flag("-scheduler")
     if address and app.flag("-threads", 0):
         usage("-threads: applies to the workers this system starts, not to those of -scheduler's cluster")

@@ -6,18 +6,13 @@ import logging
 import os
 import sys
 
-from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, rows, wall_time
-
-try:
-    import ray
-    import ray.exceptions
-except ImportError:
-    missing_engine("ray", "ray")
-
+from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, rows,
+                           wall_time)
 from taskbench._core import ValidationError, tracing
 from taskbench.ray_task import task
 
 WARM_UP_ROUNDS = 4
+ray = None  # imported by main() once the flags are parsed (taskbench.app.import_engine)
 
 
 def submit(graphs, remote, switches) -> tuple[list, list]:
@@ -72,7 +67,9 @@ def main() -> None:
                     1, MAX_WORKERS),
                Flag("-address", "ADDRESS", "attach to this Ray cluster (HOST:PORT) instead of starting one",
                     text=True)],
-              width_defaults_to_cores=True, version=f"ray {ray.__version__}")
+              width_defaults_to_cores=True, version=engine_version("ray"))
+    global ray
+    ray = import_engine("ray.exceptions", "ray", app)
     address = app.text_flag("-address")
     if address and app.flag("-worker", 0):
         sys.stderr.write("taskbench: -worker: applies to the Ray instance this system starts, not to -address's cluster\n")

@@ -7,30 +7,27 @@ system_report.startup in the -json report."""
 import json
 import os
 import re
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
-from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
-
-try:
-    import pyspark
-    from pyspark import SparkConf, SparkContext
-    from pyspark import cloudpickle
-    from py4j.protocol import Py4JJavaError
-except ImportError:
-    missing_engine("pyspark", "spark")
-
+from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, wall_time
 from taskbench._core import tracing
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rows  # noqa: E402  (beside this file; pickled by value, Spark's workers cannot import it)
-
-cloudpickle.register_pickle_by_value(rows)
+HERE = Path(__file__).resolve().parent
 VALIDATION_LINE = re.compile(r"ValidationError: (taskbench: validation failed[^\n]*)")
 WORKER_DIED = "Python worker exited unexpectedly (crashed)"
+# Without -v: Spark's log4j at ERROR, and the lines the JVM and Spark print on stderr whatever
+# log4j's configuration says, held back (see quiet_context).
+QUIET_LOG4J = HERE / "log4j2-quiet.properties"
+JVM_NOTICES = ("WARNING: Using incubator modules: ", 'Setting default log level to "',
+               "To adjust logging level use sc.setLogLevel(")
+rows = None  # rows.py, imported with the engine (it subclasses pyspark's AccumulatorParam)
 
 
-def configuration(master: str, cores: int) -> SparkConf:
+def configuration(master: str, cores: int):
+    from pyspark import SparkConf
     conf = SparkConf().setAppName("taskbench").setMaster(master)
     # A failed task fails the run: a retry would hide a failed validation (and count twice).
     conf.set("spark.task.maxFailures", "1")
@@ -71,7 +68,27 @@ def run_graphs(sc, graphs, switches) -> tuple[float, Tally, list]:
     return wall_time() - start, tally, executions.value
 
 
-def fail(exc: Py4JJavaError) -> None:
+def quiet_context(conf):
+    """A SparkContext whose JVM keeps its start-up notices off stderr: log4j at ERROR, and its
+    stderr read here, every line passed on but the known notices."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+    options = conf.get("spark.driver.extraJavaOptions", "")
+    conf.set("spark.driver.extraJavaOptions", f"{options} -Dlog4j2.configurationFile={QUIET_LOG4J}".strip())
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+
+    def forward(stream):
+        for line in stream:
+            text = line.decode(errors="replace")
+            if not text.startswith(JVM_NOTICES):
+                sys.stderr.write(text)
+                sys.stderr.flush()
+
+    threading.Thread(target=forward, args=(gateway.proc.stderr,), daemon=True).start()
+    return SparkContext(conf=conf, gateway=gateway)
+
+
+def fail(exc) -> None:
     """A failed Spark job: 3 with the core's line after a failed validation; else 1, naming a
     Python worker's death (Spark's daemon, not this driver, is its parent: the signal is not
     known here) or Spark's own first line."""
@@ -91,13 +108,21 @@ def fail(exc: Py4JJavaError) -> None:
 def main() -> None:
     app = App([Flag("-worker", "N", "cores of local[N] (default: cores); with -master: cores to use", 1, MAX_WORKERS),
                Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True)],
-              width_defaults_to_cores=True, version=f"pyspark {pyspark.__version__}")
+              width_defaults_to_cores=True, version=engine_version("pyspark"))
+    import_engine("pyspark", "spark", app)
+    from py4j.protocol import Py4JJavaError
+    from pyspark import SparkContext, cloudpickle
+    global rows
+    sys.path.insert(0, str(HERE))
+    import rows  # beside this file; pickled by value, Spark's workers cannot import it
+    cloudpickle.register_pickle_by_value(rows)
     master = app.text_flag("-master")
     cores = app.flag("-worker", 0 if master else available_cores())
     # Spark's Python workers: this interpreter (the venv's), not the first python3 on PATH.
     os.environ["PYSPARK_PYTHON"] = sys.executable
     started = wall_time()
-    sc = SparkContext(conf=configuration(master or f"local[{cores}]", cores))
+    conf = configuration(master or f"local[{cores}]", cores)
+    sc = SparkContext(conf=conf) if app.verbosity else quiet_context(conf)
     sc.setLogLevel("ERROR")
     if master:
         cores = cores or sc.defaultParallelism

@@ -10,17 +10,17 @@ import struct
 import sys
 from pathlib import Path
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up notices are not the run's
-
-from taskbench.app import MAX_WORKERS, App, Flag, available_cores, missing_engine, rows, wall_time
-
-try:
-    import tensorflow as tf
-except ImportError:
-    missing_engine("tensorflow", "tensorflow")
+from taskbench.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, rows, wall_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from op_build import OpBuildError, library_path  # noqa: E402
+
+# TensorFlow's start-up notices are not the run's. TF_CPP_MIN_LOG_LEVEL alone does not hold
+# back the oneDNN notice, which absl prints before its logging is set up (with its own
+# warning saying so); turning oneDNN's graph rewrites off does, and changes nothing here: the
+# graph holds no TensorFlow math op for oneDNN to replace, only TaskbenchTask ops.
+QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
+tf = None  # imported by main() once the flags are parsed (taskbench.app.import_engine)
 
 DOUBLE_FIELDS = (6, 10)  # fraction_connected and imbalance in Graph.__getstate__()
 
@@ -74,7 +74,9 @@ def load_op():
 
 def main() -> None:
     app = App([Flag("-worker", "N", "TensorFlow inter-op threads: tasks run at once (default: cores)", 1,
-                    MAX_WORKERS)], width_defaults_to_cores=True, version=f"tensorflow {tf.__version__}")
+                    MAX_WORKERS)], width_defaults_to_cores=True, version=engine_version("tensorflow"))
+    global tf
+    tf = import_engine("tensorflow", "tensorflow", app, QUIET)
     threads = app.flag("-worker", available_cores())
     # One task per inter-op thread; a kernel is one thread (the core's), as in every system.
     tf.config.threading.set_inter_op_parallelism_threads(threads)

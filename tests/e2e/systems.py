@@ -1,6 +1,7 @@
 """Finds the built systems from the registry (systems/*/system.toml) and runs them."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -62,6 +63,24 @@ def local_systems() -> list[System]:
 def built_systems() -> list[str]:
     manifest = BUILD / "taskbench-build.json"
     return json.loads(manifest.read_text())["systems"] if manifest.exists() else []
+
+
+def missing_modules(system: System) -> list[str]:
+    """The registry's `requires` modules that this interpreter (the launchers' own) lacks."""
+    return [m for m in system.entry.get("requires", []) if importlib.util.find_spec(m) is None]
+
+
+def unavailable(system: System) -> str | None:
+    """Why this entry cannot run in this build on this machine, or None: a test skips with it.
+    Wherever the project installs, some engines may be absent (the GPU machine has no Dask,
+    Ray or charm4py): their tests skip rather than fail on the missing engine's status 4."""
+    if reason := sanitizer_skip(system):
+        return reason
+    if system.binary.name not in built_systems() or not system.binary.exists():
+        return f"{system.name} is not built in {BUILD} (see `taskbench systems` for why)"
+    if missing := missing_modules(system):
+        return f"{system.name} needs the Python module(s) {', '.join(missing)} (scripts/install-deps.sh)"
+    return None
 
 
 def sanitizer_skip(system: System) -> str | None:

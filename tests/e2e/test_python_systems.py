@@ -8,14 +8,17 @@ import time
 
 import pytest
 
-from systems import BUILD, BIN, built_systems
+from systems import BUILD, BIN, built_systems, registry, unavailable
 
 ARGS = ["-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "100000"]
 
 
-def require(name: str):
+def require(name: str, engine: bool = True):
+    """Skips unless `name` is built and, with `engine`, its Python engine is installed."""
     if name not in built_systems():
         pytest.skip(f"{name} is not built in {BUILD}")
+    if engine and (reason := unavailable(next(s for s in registry() if s.name == name))):
+        pytest.skip(reason)
 
 
 def test_a_killed_pool_process_fails_the_run_promptly():
@@ -45,7 +48,7 @@ def test_the_process_pool_reports_each_worker_in_the_trace(tmp_path):
 
 
 def test_a_missing_engine_is_one_line_and_status_4(tmp_path):
-    require("dask")
+    require("dask", engine=False)
     import os
     # A dask that cannot be imported, first on the path: as if it were not installed.
     (tmp_path / "dask").mkdir()

@@ -2,26 +2,19 @@
 serial's, validation fires through each system's own data path, bad flags fail cleanly."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
-from systems import PATTERNS, System, built_systems, local_systems, run, sanitizer_skip, totals
+from systems import PATTERNS, System, local_systems, run, totals, unavailable
 
 SYSTEMS = local_systems()
-BUILT = set(built_systems())
 SERIAL = next(s for s in SYSTEMS if s.name == "serial")
 
 
 def require_built(system: System):
-    if reason := sanitizer_skip(system):
+    if reason := unavailable(system):
         pytest.skip(reason)
-    if system.binary.name not in BUILT or not system.binary.exists():
-        pytest.skip(f"{system.name} is not built in this build (see `taskbench systems` for why)")
-    missing = [m for m in system.entry.get("requires", []) if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"{system.name} needs the Python module(s) {', '.join(missing)} (scripts/install-deps.sh)")
 
 
 def graph(pattern: str, steps: int = 9, width: int = 7, extra: tuple = ()) -> list[str]:

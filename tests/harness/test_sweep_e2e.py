@@ -2,7 +2,9 @@
 compare, peak."""
 
 import csv
+import html
 import json
+import os
 import sqlite3
 
 from harness_helpers import is_png
@@ -23,8 +25,15 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert prov[2] and prov[4] and prov[5] and prov[6] >= 1
     assert con.execute("SELECT status FROM campaigns WHERE name='small'").fetchone()[0] == "done"
     machine = json.loads(con.execute("SELECT machine FROM campaigns WHERE name='small'").fetchone()[0])
-    start, end = machine["core_to_core_one_way_ns"]  # the build's bench_exchange_floor ran twice
-    assert 0 < start < 1e5 and 0 < end < 1e5
+    # The build's bench_exchange_floor ran twice, unless it cannot run here.
+    latency = machine.get("core_to_core_one_way_ns")
+    probe = bin_dir.parent / "bench" / "bench_exchange_floor"
+    assert latency or not probe.exists() or len(os.sched_getaffinity(0)) < 2, machine
+    if latency:
+        start, end = latency
+        assert 0 < start < 1e5 and 0 < end < 1e5
+    blas = json.loads(con.execute("SELECT report FROM runs WHERE system='serial' AND status='ok' "
+                                  "LIMIT 1").fetchone()[0])["taskbench"]["blas"]
 
     rows = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
     assert set(rows) == {"serial", "openmp_for"}
@@ -35,7 +44,9 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     text = page.read_text()
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
-    assert "core-to-core (start / end)" in text and "(sequential)" in text  # latency, serial BLAS
+    assert "core-to-core (start / end)" in text and html.escape(blas) in text  # whatever BLAS ran
+    if latency:
+        assert f"{start:.0f} ns / {end:.0f} ns" in text
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
     # METG bars, efficiency, throughput, a Gantt per system, the time split
     assert len(pngs) == 6 and all(is_png(p) for p in pngs)

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <string>
 
@@ -62,8 +63,16 @@ long blas_pool_takes() { return pool_takes.load(); }
 
 void compute_dgemm(char* scratch, size_t scratch_bytes, long iterations) {
   // Tasks already run one per core: a multithreaded BLAS inside them would oversubscribe.
+  // Said here, at the first dgemm, rather than at start-up: a run without a BLAS kernel, or
+  // a bad flag, owes the user no word about the BLAS.
   static std::once_flag single_threaded;
   std::call_once(single_threaded, [] {
+    if (blas_threaded())
+      std::fprintf(stderr,
+                   "taskbench: warning: the OpenBLAS loaded is threaded (%s): its thread pool "
+                   "competes for the cores; reconfigure to link the serial one (cmake -U "
+                   "TASKBENCH_OPENBLAS_LIBRARY BUILD_DIR, with libopenblas-serial-dev installed)\n",
+                   blas_runtime().c_str());
     if (openblas_set_num_threads) openblas_set_num_threads(1);
   });
   const int n = static_cast<int>(dgemm_size(scratch_bytes));
