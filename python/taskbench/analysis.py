@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from taskbench.kernels import throughput
 from taskbench.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
 from taskbench.peak import OwnPeak, PeakTable, load_peaks
+from taskbench.runner import disturbed
 from taskbench.sweep import SweepParams, best_of
 from taskbench.traces import is_trace_run
 
@@ -16,11 +17,14 @@ POINT_SPREAD_WARNING = 0.25
 
 
 def background_load(runs: list[dict]) -> float | None:
-    """Cores' worth of CPU other processes used during these runs (wall-weighted)."""
-    measured = [(r["background_load"], r["wall_seconds"]) for r in runs
+    """Cores' worth of CPU other processes used during these runs (wall-weighted). From the
+    signed CPU seconds where stored: one run's tick error is as often negative as positive, so
+    it cancels in the sum, where the per-run load (never below 0) would add it up."""
+    measured = [(r["background_cpu_seconds"] if r.get("background_cpu_seconds") is not None
+                 else r["background_load"] * r["wall_seconds"], r["wall_seconds"]) for r in runs
                 if r.get("background_load") is not None and r.get("wall_seconds")]
     total = sum(w for _, w in measured)
-    return sum(b * w for b, w in measured) / total if total else None
+    return max(0.0, sum(seconds for seconds, _ in measured) / total) if total else None
 
 
 @dataclass
@@ -33,6 +37,8 @@ class SystemCurve:
     summary: MetgSummary | None = None
     failures: list[dict] = field(default_factory=list)
     noisy_points: list[tuple[int, float]] = field(default_factory=list)  # (iter, spread)
+    # (iter, rep, background load) of the points whose every try was disturbed (runner.disturbed)
+    disturbed_points: list[tuple[int, int, float]] = field(default_factory=list)
     dependencies_per_task: float | None = None
     own_peak: OwnPeak | None = None  # an external system measured against its own best
 
@@ -81,7 +87,9 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
             value = throughput(run, params.kernel) if run["status"] == "ok" else None
             eff = efficiency(value, peaks.peak_for(system, run.get("cores"))) if value is not None else None
             granularity = run.get("granularity_seconds") if value is not None else None
-            curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff))
+            if disturbed(run):
+                curve.disturbed_points.append((iterations, rep, run["background_load"]))
+            curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff, disturbed(run)))
             if value is not None:
                 curve.throughput.setdefault(iterations, []).append(value)
         for it, values in sorted(curve.throughput.items(), reverse=True):
@@ -96,6 +104,20 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         curve.own_peak = peaks.own_peak(system, cores)
         curves[system] = curve
     return CampaignAnalysis(campaign, params, peaks, curves, runs)
+
+
+def results_record(analysis: CampaignAnalysis) -> dict:
+    """What `taskbench metg` published, per system, as the store keeps it with the campaign: a
+    reader of the store (or of `taskbench export --json`) sees which METGs are not results."""
+    systems = {}
+    for name, curve in analysis.curves.items():
+        s = curve.summary
+        systems[name] = {"metg_seconds": s.median, "low_seconds": s.low, "high_seconds": s.high,
+                         "spread": s.spread, "reps_with_metg": s.found, "reps": len(s.values),
+                         "reliable": s.reliable, "unreliable": list(s.unreliable),
+                         "disturbed_points": len(curve.disturbed_points)}
+    return {"threshold": analysis.params.threshold, "max_spread": analysis.params.max_spread,
+            "background_load": analysis.background_load, "systems": systems}
 
 
 def analyze(store, name: str) -> CampaignAnalysis:

@@ -12,7 +12,7 @@ from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.peak import load_peaks
 from taskbench.records import make_record
-from taskbench.runner import run_once
+from taskbench.runner import DISTURBED_CORES, run_once
 from taskbench.sweep import Planner, SweepParams, run_key
 
 
@@ -21,6 +21,7 @@ class ExecutionStats:
     executed: int = 0
     reused: int = 0
     failed: list[dict] = field(default_factory=list)
+    repeated_for_load: int = 0  # runs made again because other processes disturbed every try
 
 
 def new_name(store, kind: str, *parts: str) -> str:
@@ -90,11 +91,19 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
                 bar.add(len(pending))
                 for unit in pending:
                     system_name, iterations, rep = unit
+                    again = planner.repeats_for_load(unit)
+                    executed = stats.executed
                     run = execute_one(
                         store, systems[system_name], params.flags(iterations), campaign=name,
                         key=run_key(system_name, iterations, rep, planner.attempts(unit)), rep=rep,
                         options=options, timeout=params.timeout, git_revision=git_revision,
                         stats=stats)
+                    if again and stats.executed > executed:
+                        stats.repeated_for_load += 1
+                        load = planner.tries[unit][-1]["background_load"]
+                        console.note(f"{system_name} -iter {iterations} rep {rep}: try {planner.attempts(unit) + 1}, "
+                                     f"run again because other processes used {load:.2f} cores "
+                                     f"(> {DISTURBED_CORES}) during the last one")
                     planner.add_try(unit, run)
                     bar.advance(f"{system_name} -iter {iterations}")
             planner.finish(batch)

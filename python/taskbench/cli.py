@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="taskbench", parents=[common],
                      description="Task Bench harness: run systems, sweep problem sizes, compute METG, report.",
                      epilog="exit codes: 0 ok, 2 usage, 3 some runs failed (stored), 4 environment, "
-                            "130 interrupted; see docs/harness.md")
+                            "5 unreliable METG (metg --strict), 130 interrupted; see docs/harness.md")
     parser.add_argument("--version", action="version", version=f"taskbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMANDS.values():

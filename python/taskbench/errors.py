@@ -6,6 +6,8 @@ Exit codes (documented in docs/harness.md; scripts rely on them):
   2  usage error: bad arguments, unknown system or campaign, bad flags passed to a system
   3  measured, but one or more runs failed (crash, validation, timeout); they are stored
   4  environment: nothing built, system not available here, database unusable
+  5  `metg --strict`: measured, but a METG is unreliable (repetitions disagree, or other
+     processes disturbed the runs); everything is stored, marked so
   130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues
 """
 
@@ -14,6 +16,7 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_RUNS_FAILED = 3
 EXIT_ENVIRONMENT = 4
+EXIT_UNRELIABLE = 5
 EXIT_INTERRUPTED = 130
 
 

@@ -5,6 +5,10 @@ METG(x) of one repetition's curve = the smallest task granularity whose efficien
 >= x, where a crossing between two consecutive sweep points (one >= x, the next < x) is
 interpolated linearly in efficiency against log(granularity). Over repetitions we report the
 median with its range; a curve that never reaches x has no METG.
+
+A summary is unreliable, not a result, when its repetitions disagree (spread above max_spread,
+or some reach x and others do not), or when none reaches x while some of its points were
+disturbed by other processes in every try: noise could be all that the figure shows.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ class CurvePoint:
     iter: int
     granularity: float | None  # seconds; None when the run failed
     efficiency: float | None  # fraction of peak; None when the run failed
+    disturbed: bool = False  # every try shared the machine with other processes (runner.disturbed)
 
     @property
     def ok(self) -> bool:
@@ -30,6 +35,7 @@ class MetgValue:
     seconds: float | None
     status: str  # "found" | "unbracketed" (never fell below x: an upper bound) | "none"
     note: str = ""
+    disturbed: int = 0  # points of the curve disturbed in every try
 
 
 def efficiency(throughput: float | None, peak: float | None) -> float | None:
@@ -57,9 +63,10 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     curve = sorted((p for p in points if p.ok), key=lambda p: -p.iter)
     if not curve:
         return MetgValue(None, "none", "no successful run")
+    disturbed = sum(p.disturbed for p in curve)
     best = max(p.efficiency for p in curve)
     if best < threshold:
-        return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {best:.0%})")
+        return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {best:.0%})", disturbed)
     candidates: list[float] = [p.granularity for p in curve if p.efficiency >= threshold]
     crossed = False
     for hi, lo in zip(curve, curve[1:]):
@@ -69,8 +76,8 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     value = min(candidates)
     if not crossed:
         return MetgValue(value, "unbracketed",
-                         f"efficiency never fell below {threshold:.0%}: METG <= this value")
-    return MetgValue(value, "found")
+                         f"efficiency never fell below {threshold:.0%}: METG <= this value", disturbed)
+    return MetgValue(value, "found", disturbed=disturbed)
 
 
 @dataclass
@@ -82,6 +89,11 @@ class MetgSummary:
     spread: float | None = None  # (high - low) / median over repetitions with a METG
     found: int = 0
     warnings: list[str] = field(default_factory=list)
+    unreliable: list[str] = field(default_factory=list)  # why this is not a result; empty: it is
+
+    @property
+    def reliable(self) -> bool:
+        return not self.unreliable
 
     @property
     def text_status(self) -> str:
@@ -96,16 +108,23 @@ def summarize(values: list[MetgValue], max_spread: float | None = None) -> MetgS
     found = [v.seconds for v in values if v.seconds is not None]
     summary.found = len(found)
     if not found:
+        disturbed = [v for v in values if v.disturbed]
+        if disturbed:
+            summary.unreliable.append(
+                f"no METG while other processes shared the machine ({sum(v.disturbed for v in disturbed)} "
+                f"size(s) of {len(disturbed)} of {len(values)} repetitions disturbed in every try)")
         return summary
     summary.median = statistics.median(found)
     summary.low, summary.high = min(found), max(found)
     summary.spread = (summary.high - summary.low) / summary.median if summary.median > 0 else 0.0
     if len(found) < len(values):
         summary.warnings.append(f"only {len(found)} of {len(values)} repetitions reach the threshold")
+        summary.unreliable.append(summary.warnings[-1])
     if any(v.status == "unbracketed" for v in values):
         summary.warnings.append("some repetitions never fell below the threshold (METG is an upper bound)")
     if max_spread is not None and len(found) > 1 and summary.spread > max_spread:
         summary.warnings.append(f"repetitions disagree: spread {summary.spread:.0%} > {max_spread:.0%}")
+        summary.unreliable.append(summary.warnings[-1])
     return summary
 
 

@@ -59,6 +59,7 @@ def make_record(outcome: RunOutcome, *, campaign: str, key: str, system, flags: 
         or outcome.threads_per_rank,
         "status": outcome.status, "reason": outcome.reason, "exit_code": outcome.exit_code,
         "wall_seconds": outcome.wall_seconds, "background_load": outcome.background_load,
+        "background_cpu_seconds": outcome.background_cpu_seconds,
         "machine_id": provenance.machine_id(harness_machine), "machine": machine,
         "compiler": system_info.get("compiler") or taskbench.get("core_compiler"),
         "build_flags": taskbench.get("build_flags"), "git_revision": git_revision,

@@ -25,6 +25,7 @@ figure { display: inline-block; margin: 0.4em; vertical-align: top; }
 .row figure { max-width: 49%; margin: 0; }
 img { max-width: 100%; }
 .warn { color: #a15c00; }
+.unreliable { color: #b00020; font-weight: bold; }
 .muted { color: #777; font-size: 0.85em; }
 """
 
@@ -73,8 +74,12 @@ def _metg_campaign(store, a, figures, plots, plots_trace) -> list[str]:
                                    f"Fig. 7 style: efficiency vs task granularity ({a.name})")
                      + "</div>")
     for curve in a.curves.values():
+        if curve.summary.unreliable:
+            parts.append(f"<p class='unreliable'>{html.escape(curve.system)}: METG UNRELIABLE, not a result: "
+                         f"{html.escape('; '.join(curve.summary.unreliable))}</p>")
         for w in curve.summary.warnings:
-            parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
+            if w not in curve.summary.unreliable:
+                parts.append(f"<p class='warn'>{html.escape(curve.system)}: {html.escape(w)}</p>")
         if curve.noisy_points:
             sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
             parts.append(f"<p class='warn'>{html.escape(curve.system)}: repetitions disagree by more "

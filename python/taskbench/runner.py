@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import tempfile
@@ -30,6 +31,15 @@ TAIL_CHARS = 4000
 SYSTEM_MESSAGE_PREFIX = "taskbench: "
 # After a run was killed, how long to wait for its pipes to close before giving up on them.
 DRAIN_SECONDS = 5.0
+# A run is disturbed when other processes used more than DISTURBED_CORES cores on average while
+# it ran: a quarter of a core taken from somewhere, which a run of every core feels at once (a
+# timestep waits for its slowest thread). The reading comes from /proc/stat, in 10 ms ticks
+# (TICK_SECONDS), each core's count off by up to one tick: it is judged only on runs long enough
+# for that error, on every core the run uses, to stay under half the threshold (0.16 s on 2
+# cores, 1.3 s on 16), and never under MEASURABLE_SECONDS, the floor the studies always used.
+DISTURBED_CORES = 0.25
+TICK_SECONDS = 0.01
+MEASURABLE_SECONDS = 0.2
 
 # The summary lines every system prints (SPEC.md §5): the fallback for binaries without -json.
 _SUMMARY_KEYS = {
@@ -61,10 +71,34 @@ class RunOutcome:
     # Cores' worth of CPU that other processes used while this run ran (10 ms resolution, so
     # only meaningful for runs of a few hundred ms or more): a noisy neighbour shows up here.
     background_load: float | None = None
+    # The same as CPU seconds, signed: a reading below zero is tick error, which cancels out
+    # when many short runs are summed (background_load, never below 0, would not).
+    background_cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+def measurable(run: dict) -> bool:
+    """Whether the run lasted long enough for its background load to mean something. Judged
+    on the measured part, not the wall time: an MPI launcher's start-up makes a 1 ms run last
+    0.3 s."""
+    shortest = max(MEASURABLE_SECONDS, 2 * TICK_SECONDS * (run.get("cores") or 1) / DISTURBED_CORES)
+    return (run.get("elapsed_seconds") or 0) >= shortest
+
+
+def disturbed(run: dict) -> bool:
+    """Whether other processes shared the machine during this stored run (DISTURBED_CORES). A
+    failed run is not disturbed: failures are the system's, and are not repeated."""
+    return (run.get("status") == "ok" and measurable(run)
+            and (run.get("background_load") or 0) > DISTURBED_CORES)
+
+
+def _own_cpu_seconds() -> float:
+    """CPU time of the harness and of its finished children: not other processes' load."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return provenance.children_cpu_seconds() + me.ru_utime + me.ru_stime
 
 
 def parse_summary(stdout: str) -> dict:
@@ -208,7 +242,7 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
                          ranks=launch.ranks, threads_per_rank=launch.threads_per_rank)
-    busy_before, own_before = provenance.cpu_busy_seconds(), provenance.children_cpu_seconds()
+    busy_before, own_before = provenance.cpu_busy_seconds(), _own_cpu_seconds()
     start = time.perf_counter()
     try:
         # A session of its own, so a timeout can kill its process group; tied to the
@@ -236,8 +270,9 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     stray = leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
     busy_after = provenance.cpu_busy_seconds()
     if busy_before is not None and busy_after is not None and outcome.wall_seconds > 0:
-        own = provenance.children_cpu_seconds() - own_before
-        outcome.background_load = max(0.0, busy_after - busy_before - own) / outcome.wall_seconds
+        own = _own_cpu_seconds() - own_before
+        outcome.background_cpu_seconds = busy_after - busy_before - own
+        outcome.background_load = max(0.0, outcome.background_cpu_seconds) / outcome.wall_seconds
     outcome.exit_code = proc.returncode
     outcome.stdout_tail = stdout[-TAIL_CHARS:]
     outcome.stderr_tail = stderr[-TAIL_CHARS:]

@@ -28,7 +28,9 @@ CREATE TABLE IF NOT EXISTS campaigns (
   machine_id TEXT NOT NULL,
   machine TEXT NOT NULL,           -- JSON, as seen by the harness
   git_revision TEXT,
-  harness TEXT                     -- JSON: harness version, python, command line
+  harness TEXT,                    -- JSON: harness version, python, command line
+  results TEXT                     -- JSON: what `taskbench metg` published: METG per system,
+                                   -- reliable or not and why (analysis.results_record)
 );
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -55,6 +57,7 @@ CREATE TABLE IF NOT EXISTS runs (
   exit_code INTEGER,
   wall_seconds REAL,
   background_load REAL,            -- cores used by other processes during the run (coarse)
+  background_cpu_seconds REAL,     -- the same in CPU seconds, signed (10 ms tick error)
   tasks INTEGER,
   dependencies INTEGER,
   flops INTEGER,
@@ -87,11 +90,14 @@ CREATE INDEX IF NOT EXISTS runs_by_kernel ON runs(kernel, status);
 RUN_COLUMNS = ("campaign", "key", "system", "system_version", "launcher", "rep", "iter", "pattern",
                "kernel", "steps", "width", "radix", "flags", "argv", "env", "ranks",
                "threads_per_rank", "cores", "status", "reason", "exit_code", "wall_seconds", "background_load",
-               "tasks", "dependencies", "flops", "bytes", "nodes", "elapsed_seconds",
+               "background_cpu_seconds", "tasks", "dependencies", "flops", "bytes", "nodes", "elapsed_seconds",
                "flops_per_second", "bytes_per_second", "granularity_seconds", "machine_id",
                "machine", "compiler", "build_flags", "git_revision", "started_at", "load_average",
                "stdout_tail", "stderr_tail", "report")
 _JSON_COLUMNS = {"flags", "argv", "env", "machine", "load_average", "report"}
+# Columns added to `campaigns` since its first version (an earlier store gains them as NULLs).
+CAMPAIGN_ADDED_COLUMNS = ("results",)
+_CAMPAIGN_JSON = {"params", "machine", "harness", "results"}
 
 
 def now() -> str:
@@ -132,10 +138,11 @@ class Store:
 
     def _add_missing_columns(self) -> None:
         """A store written by an earlier harness gains the columns added since (as NULLs)."""
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-        for column in RUN_COLUMNS:
-            if column not in have:
-                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column}")
+        for table, columns in (("runs", RUN_COLUMNS), ("campaigns", CAMPAIGN_ADDED_COLUMNS)):
+            have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            for column in columns:
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
 
     def close(self) -> None:
         self.db.close()
@@ -159,6 +166,10 @@ class Store:
         machine[key] = value
         self.db.execute("UPDATE campaigns SET machine=? WHERE name=?", (json.dumps(machine), name))
 
+    def set_campaign_results(self, name: str, results: dict) -> None:
+        """Replaces the campaign's published results (analysis.results_record)."""
+        self.db.execute("UPDATE campaigns SET results=? WHERE name=?", (json.dumps(results), name))
+
     def finish_campaign(self, name: str) -> None:
         self.db.execute("UPDATE campaigns SET status='done', finished=? WHERE name=? AND status!='done'",
                         (now(), name))
@@ -167,14 +178,14 @@ class Store:
         row = self.db.execute("SELECT * FROM campaigns WHERE name=?", (name,)).fetchone()
         if row is None:
             raise UserError(f"no campaign named '{name}' in {self.path}", EXIT_USAGE)
-        return _decode(row, {"params", "machine", "harness"})
+        return _decode(row, _CAMPAIGN_JSON)
 
     def campaigns(self, kind: str | None = None) -> list[dict]:
         sql, args = "SELECT * FROM campaigns", ()
         if kind:
             sql, args = sql + " WHERE kind=?", (kind,)
         rows = self.db.execute(sql + " ORDER BY created, rowid", args).fetchall()
-        return [_decode(r, {"params", "machine", "harness"}) for r in rows]
+        return [_decode(r, _CAMPAIGN_JSON) for r in rows]
 
     def latest_unfinished(self, kind: str) -> dict | None:
         row = self.db.execute("SELECT name FROM campaigns WHERE kind=? AND status='running' "

@@ -24,6 +24,12 @@ disturbed run) gets `tries` more, and while the repetitions' METGs disagree by m
 shared machine last longer than one batch). The fastest successful try counts (best_of). A try
 that fails is not retried: validation failures and crashes are the system's, not noise.
 
+Load: a try that other processes disturbed (runner.disturbed: they used more than 0.25 cores
+while it ran, judged on runs long enough to tell) does not settle its point: while every try of
+a point was disturbed, it runs again, at most DISTURBED_RETRIES more times, in a later round of
+the batch. The fastest undisturbed try counts, or the fastest when every one was disturbed;
+every try is stored with its background load.
+
 Resume: each run has the key system/iter/rep/try. The planner's decisions depend only on the
 results of runs it planned earlier, so replaying it over the stored results rebuilds the same
 plan; stored keys are reused and only missing ones run.
@@ -37,10 +43,15 @@ from dataclasses import asdict, dataclass, field
 from taskbench.kernels import throughput
 from taskbench.metg import CurvePoint, efficiency, metg_of_curve, summarize
 from taskbench.peak import PeakTable
+from taskbench.runner import disturbed
 
 Unit = tuple[str, int, int]  # (system, iter, rep): one point of one repetition's curve
 RETRY_MAX_SECONDS = 1.0  # runs longer than this are not repeated for precision
 UP_MAX_RUN_SECONDS = 3.0  # the sweep goes up only while runs stay shorter than this
+# More tries of a point whose every try was disturbed: other tenants' builds and tests come and
+# go within seconds to minutes, so a try later in the batch often finds the machine quiet; on a
+# machine that stays busy, each more would only add to the campaign's time.
+DISTURBED_RETRIES = 2
 
 
 @dataclass
@@ -98,10 +109,12 @@ def run_key(system: str, iterations: int, rep: int, attempt: int = 0) -> str:
 
 def best_of(runs: list[dict], kernel: str) -> dict:
     """The try that counts for a (size, repetition): the highest throughput among successful
-    ones (background load only ever slows a run down), else the first failure."""
+    undisturbed ones (background load only ever slows a run down), else among successful
+    disturbed ones, else the first failure."""
     ok = [r for r in runs if r.get("status") == "ok" and throughput(r, kernel) is not None]
-    if ok:
-        return max(ok, key=lambda r: throughput(r, kernel))
+    quiet = [r for r in ok if not disturbed(r)]
+    if quiet or ok:
+        return max(quiet or ok, key=lambda r: throughput(r, kernel))
     return runs[0]
 
 
@@ -135,14 +148,25 @@ class Planner:
     def attempts(self, unit: Unit) -> int:
         return len(self.tries.get(unit, []))
 
+    def _planned(self, unit: Unit) -> int:
+        return self.budget.get(unit, 1) if unit in self.forced else 1
+
     def wants_another_try(self, unit: Unit) -> bool:
-        """The first try always; more only where a polish round asked for them."""
+        """The first try always; more where a polish round asked for them, or while every try
+        was disturbed."""
         runs = self.tries.get(unit, [])
         if not runs:
             return True
-        if unit not in self.forced or len(runs) >= self.budget.get(unit, 1):
+        if not all(r.get("status") == "ok" for r in runs):
             return False
-        return all(r.get("status") == "ok" for r in runs)
+        return len(runs) < self._planned(unit) or self.repeats_for_load(unit)
+
+    def repeats_for_load(self, unit: Unit) -> bool:
+        """Whether the unit's next try is owed to load alone: its planned tries are done, and
+        every one of them was disturbed."""
+        runs = self.tries.get(unit, [])
+        planned = self._planned(unit)
+        return planned <= len(runs) < planned + DISTURBED_RETRIES and all(disturbed(r) for r in runs)
 
     def finish(self, batch: list[Unit]) -> None:
         for unit in batch:

@@ -10,7 +10,9 @@ from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
 def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     """One row per system: METG median, range over repetitions, spread, peak, failures.
 
-    numeric=True gives raw seconds (for -q / TSV consumers) instead of formatted figures.
+    An unreliable METG says so in its cell and first in its notes (with why); numeric=True
+    gives raw seconds (for -q / TSV consumers) instead of formatted figures, the METG column
+    staying a number and the notes carrying "UNRELIABLE".
     """
     p = analysis.params
     label = f"METG({p.threshold:.0%})"
@@ -20,9 +22,14 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     for name, curve in analysis.curves.items():
         s = curve.summary
         best = max((pt.efficiency for pts in curve.reps.values() for pt in pts if pt.ok), default=None)
-        notes = list(s.warnings)
+        notes = [w for w in s.warnings if w not in s.unreliable]
         if s.median is None:
             notes.insert(0, s.text_status)
+        if s.unreliable:
+            notes.insert(0, f"UNRELIABLE: {'; '.join(s.unreliable)}")
+        if curve.disturbed_points:
+            notes.append(f"{len(curve.disturbed_points)} sizes disturbed in every try "
+                         f"(other processes used up to {max(b for _, _, b in curve.disturbed_points):.2f} cores)")
         if curve.own_peak is not None:
             notes.append(own_peak_note(curve.own_peak, p.kernel))
         if curve.noisy_points:
@@ -35,7 +42,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
                          best, curve.peak, len(curve.failures), " | ".join(notes)])
         else:
             rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.median is not None else "—"
-            rows.append([name, curve.cores, units.seconds(s.median) if s.median is not None else "no METG",
+            metg = units.seconds(s.median) if s.median is not None else "no METG"
+            rows.append([name, curve.cores, metg + (" (unreliable)" if s.unreliable else ""),
                          rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
                          units.percent(best), units.rate(curve.peak, unit(p.kernel)),
                          len(curve.failures), "; ".join(notes)])

@@ -3,6 +3,10 @@
 `taskbench metg --default` is the project's main measurement: every available default system,
 stencil_1d, compute_bound, 1000 steps, width = cores, METG(50%) over 3 repetitions, then the
 HTML report (taskbench-report.html unless --html says otherwise).
+
+A METG whose repetitions disagree, or a missing one where other processes disturbed the runs,
+is marked unreliable (metg.summarize) in the table, the report and the campaign's stored
+results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 """
 
 from __future__ import annotations
@@ -10,17 +14,19 @@ from __future__ import annotations
 import shlex
 
 from taskbench import campaign, provenance, traces, units
-from taskbench.analysis import analyze
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.analysis import analyze, results_record
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.external import add_externals, externals_from_specs
 from taskbench.kernels import kernel_info, unit
 from taskbench.launch import LaunchOptions
-from taskbench.runner import run_once
+from taskbench.runner import DISTURBED_CORES, run_once
 from taskbench.sweep import SweepParams
 from taskbench.tables import campaign_title, metg_table
 
 DEFAULT_HTML = "taskbench-report.html"
-BUSY_BACKGROUND = 0.25  # cores used by other processes above which figures are called noisy
+# With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,
+# since failed runs need a look whatever the noise.
+BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
 
 
 def add_parser(subparsers, common):
@@ -42,7 +48,10 @@ def add_parser(subparsers, common):
     p.add_argument("--start-iter", type=int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
     p.add_argument("--refine", type=int, default=3, help="sizes added inside each bracketing step (3)")
     p.add_argument("--max-spread", type=float, default=10.0,
-                   help="warn when repetitions' METGs disagree by more than this percent (10)")
+                   help="mark a METG unreliable when its repetitions disagree by more than this percent (10)")
+    p.add_argument("--strict", action="store_true",
+                   help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (repetitions disagree, or no METG "
+                        "while other processes disturbed the runs)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
     p.add_argument("--ranks", "--workers", dest="ranks", type=int,
                    help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
@@ -142,10 +151,17 @@ def main(args, ctx) -> int:
     ctx.console.table(campaign_title(analysis), columns, rows)
     _report_peaks(ctx, analysis)
     _record_own_peaks(store, name, analysis)
+    store.set_campaign_results(name, results_record(analysis))
+    unreliable = [c for c in analysis.curves.values() if c.summary.unreliable]
     for curve in analysis.curves.values():
+        if curve.summary.unreliable:
+            ctx.console.warn(f"{curve.system}: METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}")
         for warning in curve.summary.warnings:
-            ctx.console.warn(f"{curve.system}: {warning}")
-    ctx.console.note(f"{stats.executed} runs executed, {stats.reused} reused from the store, "
+            if warning not in curve.summary.unreliable:
+                ctx.console.warn(f"{curve.system}: {warning}")
+    repeated = (f" ({stats.repeated_for_load} of them again because other processes disturbed the run)"
+                if stats.repeated_for_load else "")
+    ctx.console.note(f"{stats.executed} runs executed{repeated}, {stats.reused} reused from the store, "
                      f"{len(stats.failed)} failed")
     background = analysis.background_load
     if background is not None and background > BUSY_BACKGROUND:
@@ -156,7 +172,13 @@ def main(args, ctx) -> int:
         from taskbench import report
         written = report.write_report(store, html, [name], ctx.console)
         ctx.console.note(f"report: {written}")
-    return EXIT_RUNS_FAILED if stats.failed else EXIT_OK
+    if stats.failed:
+        return EXIT_RUNS_FAILED
+    if unreliable and args.strict:
+        ctx.console.warn(f"--strict: {len(unreliable)} unreliable METG(s) "
+                         f"({', '.join(c.system for c in unreliable)}): exit status {EXIT_UNRELIABLE}")
+        return EXIT_UNRELIABLE
+    return EXIT_OK
 
 
 def _preflight(ctx, params: SweepParams) -> None:

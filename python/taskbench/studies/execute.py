@@ -6,8 +6,8 @@ grid of runs; all of it goes into the campaign's params. Running replays that st
 stored keys are reused, so a resumed study runs only what is missing.
 
 Noise: background load only slows a run down, so each point keeps its fastest repetition. A
-point whose fastest run still shared the machine (other processes used more than
-NOISY_BACKGROUND cores while it ran) gets one more try per round, up to `retries` rounds after
+point whose fastest run still shared the machine (runner.disturbed: other processes used more
+than 0.25 cores while it ran) gets one more try per round, up to `retries` rounds after
 the grid. Which points those are depends only on stored runs, so a resumed study replays the
 same rounds.
 """
@@ -22,13 +22,11 @@ from taskbench import campaign
 from taskbench.breakdown import why_no_breakdown, with_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch import LaunchOptions
+from taskbench.runner import disturbed
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import fastest
 
 KIND = "study"
-NOISY_BACKGROUND = 0.25  # cores other processes used during a run, above which it is retried
-# /proc/stat counts in 10 ms ticks: the background load of shorter runs means nothing.
-MEASURABLE_SECONDS = 0.2
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
 REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries")
 
@@ -88,9 +86,7 @@ def _order(grid: list[PlannedRun], name: str) -> list[PlannedRun]:
 
 
 def _noisy(run: dict | None) -> bool:
-    # The measured part, not the wall time: an MPI launcher's start-up makes a 1 ms run last 0.3 s.
-    return (run is not None and run["status"] == "ok" and (run.get("elapsed_seconds") or 0) >= MEASURABLE_SECONDS
-            and (run.get("background_load") or 0) > NOISY_BACKGROUND)
+    return run is not None and disturbed(run)
 
 
 def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> list[PlannedRun]:

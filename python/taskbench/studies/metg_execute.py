@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from taskbench import campaign
+from taskbench.analysis import analyze, results_record
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings, heavy
 from taskbench.sweep import SweepParams
@@ -76,7 +77,9 @@ def run(store, registry, name: str, console, git_revision: str | None) -> campai
         console.note(f"[{i}/{len(params['sweeps'])}] {params['study']} {sweep['label']}: "
                      f"{', '.join(sweep_params.systems)} -> campaign {child}")
         stats = campaign.run_sweep(store, registry, child, sweep_params, console, git_revision)
+        store.set_campaign_results(child, results_record(analyze(store, child)))
         total = dataclasses.replace(total, executed=total.executed + stats.executed,
-                                    reused=total.reused + stats.reused, failed=total.failed + stats.failed)
+                                    reused=total.reused + stats.reused, failed=total.failed + stats.failed,
+                                    repeated_for_load=total.repeated_for_load + stats.repeated_for_load)
     store.finish_campaign(name)
     return total

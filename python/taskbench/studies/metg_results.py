@@ -15,6 +15,7 @@ class MetgCell:
     low: float | None = None
     high: float | None = None
     why_not: str = ""
+    unreliable: str = ""  # why the figure is noise rather than a result (metg.summarize); "" if it is one
 
 
 @dataclass
@@ -54,15 +55,16 @@ class MetgStudyResult:
             if curve is None:
                 continue
             summary = curve.summary
+            unreliable = "; ".join(summary.unreliable)
             if summary.median is not None:
-                return MetgCell(summary.median, summary.low, summary.high)
+                return MetgCell(summary.median, summary.low, summary.high, unreliable=unreliable)
             if not any(r["system"] == system for r in analysis.runs):
                 return MetgCell(None, why_not="not run yet")
             best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
             if best is None:
                 reasons = sorted({f"{r['status']}: {r.get('reason') or ''}"[:80] for r in curve.failures})
                 return MetgCell(None, why_not=reasons[0] if reasons else "no successful run")
-            return MetgCell(None, why_not=f"no METG (best {best:.0%})")
+            return MetgCell(None, why_not=f"no METG (best {best:.0%})", unreliable=unreliable)
         return MetgCell(None, why_not="not run yet")
 
 
@@ -91,7 +93,8 @@ def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list
         if system in result.unavailable:
             rows.append([system, cells[0].why_not] + [""] * (len(values) - 1))
             continue
-        rows.append([system] + [units.seconds(c.seconds) if c.seconds is not None else c.why_not for c in cells])
+        rows.append([system] + [(units.seconds(c.seconds) if c.seconds is not None else c.why_not)
+                                + (" (unreliable)" if c.unreliable else "") for c in cells])
     return columns, rows
 
 
@@ -111,6 +114,7 @@ def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
     for system in result.systems:
         a, b = result.cell(system, first_label), result.cell(system, last_label)
         if a.seconds and b.seconds:
+            noise = " (unreliable: the repetitions disagree)" if a.unreliable or b.unreliable else ""
             lines.append(f"{system}: METG {units.seconds(a.seconds)} at {parameter} {first}, "
-                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.3g}x)")
+                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.3g}x){noise}")
     return lines
