@@ -62,6 +62,9 @@ def plain_launcher_names(monkeypatch):
     # The real lookup prefers mpirun.openmpi / mpiexec.mpich; here the names are fixed.
     monkeypatch.setattr("taskbench.launch.mpirun.find_launcher",
                         lambda s: "mpiexec" if s.mpi == "mpich" else "mpirun")
+    # As root the launch runs in a loopback-only namespace (unshare ... mpirun): the commands
+    # below are the launcher's own; test_listening_sockets.py checks the namespace.
+    monkeypatch.setattr("taskbench.launch.loopback.can_isolate", lambda: False)
 
 
 def test_launcher_lookup_prefers_the_flavours_own_names(monkeypatch):

@@ -25,6 +25,7 @@ from pathlib import Path
 from taskbench import tied
 
 HOST = "127.0.0.1"
+HTTP_ADDRESS = f"{HOST}:0"
 START_SECONDS = 120.0  # a loaded 2-core machine starts N interpreters that import distributed
 # Dask logs every start and stop at INFO: only its errors reach the run's stderr.
 QUIET = {"DASK_LOGGING__DISTRIBUTED": "error"}
@@ -78,13 +79,17 @@ class Cluster:
         and returns the scheduler's address once it listens. The caller waits for the workers
         (Client.wait_for_workers): they are ready when the scheduler has them."""
         folder = self._folder.name
+        # Every Dask server runs an HTTP server (health, metrics) that --no-dashboard leaves on,
+        # on 0.0.0.0 unless told otherwise (the scheduler's on 8787): here, loopback, any port.
         self._spawn("scheduler", ["distributed.cli.dask_scheduler", "--host", HOST, "--port", "0",
-                                  "--no-dashboard", "--scheduler-file", str(self.scheduler_file)])
+                                  "--no-dashboard", "--dashboard-address", HTTP_ADDRESS,
+                                  "--scheduler-file", str(self.scheduler_file)])
         for k in range(self.workers):
             # No memory limit: a benchmark's outputs must never be spilled to disk or paused on.
             self._spawn(f"worker-{k}", ["distributed.cli.dask_worker", "--scheduler-file",
                                         str(self.scheduler_file), "--host", HOST, "--nthreads",
                                         str(self.threads), "--no-nanny", "--no-dashboard",
+                                        "--dashboard-address", HTTP_ADDRESS,
                                         "--memory-limit", "0", "--name", f"worker-{k}",
                                         "--local-directory", folder])
         return self._address()

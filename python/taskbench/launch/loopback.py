@@ -2,11 +2,13 @@
 loopback (`unshare -n`, then `ip link set lo up`), for engines that bind or probe the host's
 outward interface whatever they are told (Ray looks for its node address by connecting
 towards a public DNS server, and its servers listen on every interface). There, nothing it
-starts can reach or be reached from beyond this host. Needs root (or CAP_SYS_ADMIN)."""
+starts can reach or be reached from beyond this host. Needs root (CAP_SYS_ADMIN and
+CAP_NET_ADMIN). The mpirun launcher uses it too, where it can (mpirun.py)."""
 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from taskbench.launch import LaunchOptions, LaunchPlan
 from taskbench.launch.local import command as local_command
@@ -18,6 +20,22 @@ INSIDE = 'ip link set lo up && exec "$@"'
 
 def missing_tools() -> list[str]:
     return [t for t in TOOLS if shutil.which(t) is None]
+
+
+def can_isolate() -> bool:
+    """Whether this process can make such a namespace: the tools, and the capabilities of
+    `unshare --net` (CAP_SYS_ADMIN, bit 21) and `ip link set lo up` (CAP_NET_ADMIN, bit 12)."""
+    if missing_tools():
+        return False
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            capabilities = int(line.split()[1], 16)
+            return all(capabilities >> bit & 1 for bit in (12, 21))
+    return False
 
 
 def wrap(argv: list[str]) -> list[str]:

@@ -2,14 +2,26 @@
 
 The registry entry's `mpi` key ("openmpi", the default, or "mpich") picks the flavour, because
 their flags for oversubscription and for exporting environment variables differ.
+
+Both start the ranks on this host only, and run in a network namespace whose only interface
+is loopback (loopback.py) where the harness can make one (as root): Open MPI 4.1's mpirun (its
+out-of-band channel, bound to INADDR_ANY in its code) and ranks (the TCP BTL), MPICH 4.0's
+Hydra (its control port) and ranks (UCX) listen beyond loopback whatever they are told
+(`--mca oob_tcp_if_include lo --mca btl_tcp_if_include lo`, `-iface lo`: measured). The ranks
+still meet through shared memory, and reach the harness's Unix socket (rank_watch.py) by its
+file, which no network namespace hides. An entry whose `mpirun_args` name hosts runs outside.
 """
 
 from __future__ import annotations
 
-from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
-                              threads_flags)
+from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, loopback, merged_env,
+                              program, threads_flags)
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, find_launcher, flavour, rank_count,
                                          running_as_root)
+
+# Open MPI's and Hydra's options that place ranks on other hosts.
+HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
+                "--machinefile", "--default-hostfile"}
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
@@ -37,6 +49,9 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         if running_as_root():
             set_env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
             set_env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
-    argv += [str(a) for a in system.extra.get("mpirun_args", [])]
-    return LaunchPlan(argv + program_argv, merged_env(set_env), set_env, ranks,
+    own_args = [str(a) for a in system.extra.get("mpirun_args", [])]
+    argv += own_args + program_argv
+    if loopback.can_isolate() and not any(a.split("=")[0] in HOST_OPTIONS for a in own_args):
+        argv = loopback.wrap(argv)
+    return LaunchPlan(argv, merged_env(set_env), set_env, ranks,
                       options.threads_per_rank or system.threads_per_rank)
