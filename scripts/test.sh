@@ -49,7 +49,7 @@ under_load() {
 }
 stage "unit and native end-to-end tests beside 2 busy processes (release, ASan+UBSan)" under_load
 stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan \
-  .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py -q
+  .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py tests/e2e/test_valid_configs.py -q
 stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
   .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
 # Spark and TensorFlow run in the last stage only, with their install (below).

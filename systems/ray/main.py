@@ -68,12 +68,18 @@ def main() -> None:
                Flag("-address", "ADDRESS", "attach to this Ray cluster (HOST:PORT) instead of starting one",
                     text=True)],
               width_defaults_to_cores=True, version=engine_version("ray"))
-    global ray
-    ray = import_engine("ray.exceptions", "ray", app)
     address = app.text_flag("-address")
     if address and app.flag("-worker", 0):
         sys.stderr.write("taskbench: -worker: applies to the Ray instance this system starts, not to -address's cluster\n")
         sys.exit(2)
+    if not address:
+        # A local instance is one node on 127.0.0.1. Ray's single-node switch (named for Windows
+        # and macOS, read at import) makes it take loopback as the node's address instead of
+        # probing a public DNS server for the outward interface, which fails with a warning on
+        # stderr in the loopback launcher's namespace.
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    global ray
+    ray = import_engine("ray.exceptions", "ray", app)
     if address:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     else:
