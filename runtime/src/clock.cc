@@ -1,6 +1,7 @@
 #include "tbrt/clock.h"
 
 #include <thread>
+#include <utility>
 
 namespace tbrt {
 
@@ -10,12 +11,24 @@ double ticks_per_second() {
   // initialised thread-safely.
   static const double rate = [] {
     using clk = std::chrono::steady_clock;
-    const auto t0 = clk::now();
-    const std::uint64_t c0 = ticks();
+    // A TSC read between two clock reads, the closest pair of a few: on a busy machine
+    // the thread may lose its core between the reads, for a time slice (ms).
+    auto sample = [] {
+      clk::duration best_gap = clk::duration::max();
+      clk::time_point at;
+      std::uint64_t c = 0;
+      for (int k = 0; k < 8; ++k) {
+        const auto a = clk::now();
+        const std::uint64_t x = ticks();
+        const auto b = clk::now();
+        if (b - a < best_gap) best_gap = b - a, at = a + (b - a) / 2, c = x;
+      }
+      return std::make_pair(at, c);
+    };
+    const auto s0 = sample();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const auto t1 = clk::now();
-    const std::uint64_t c1 = ticks();
-    return double(c1 - c0) / std::chrono::duration<double>(t1 - t0).count();
+    const auto s1 = sample();
+    return double(s1.second - s0.second) / std::chrono::duration<double>(s1.first - s0.first).count();
   }();
   return rate;
 #else

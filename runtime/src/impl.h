@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "backoff.h"
 #include "parking.h"
 #include "pool.h"
 #include "tbrt/clock.h"
@@ -50,8 +51,9 @@ struct alignas(64) Worker {
   std::thread thread;
   // Homed work (Graph::add's home): a ring of runs the owner thread publishes (slot, then
   // home_back) and this worker consumes (home_front, published for the owner to reuse
-  // slots). A worker with an unfinished run never sleeps: its next node may become ready
-  // at any moment without anybody waking it.
+  // slots). A worker with an unfinished run stays active while its next node waits for a
+  // predecessor, and parks only after a long wait (a busy machine): completing a node
+  // that another home polls wakes such sleepers (see Impl::park_for_home).
   static constexpr std::uint32_t kHomeRing = 256;
   std::uint64_t home_front_local = 0, home_seen = 0;
   alignas(64) std::atomic<std::uint64_t> home_front{0};
@@ -103,7 +105,10 @@ class Impl {
   // Owner thread, from submit: worker `home % workers` runs this list next.
   void publish_home_run(int home, const HomeRun& run);
   // Owner thread, after publishing: wakes sleepers, since nobody pushes homed work.
-  void wake_for_home_runs() { parking_.wake_all_exact(); }
+  void wake_for_home_runs() {
+    parking_.wake_all_exact();
+    home_parking_.wake_all_exact();
+  }
   // Owner thread outside wait(), on dynamic task creation.
   void maybe_throttle(Worker& w) {
     if (++w.since_throttle_check >= 256 && opts_.max_outstanding) {
@@ -145,6 +150,7 @@ class Impl {
   Task* find_work(Worker& w);
   Task* steal_any(Worker& w);
   Task* next_home(Worker& w);
+  Task* park_for_home(Worker& w, Backoff& backoff);
   bool has_home_runs(Worker& w) {
     return w.home_back.load(std::memory_order_seq_cst) != w.home_front_local;
   }
@@ -157,8 +163,10 @@ class Impl {
   std::thread::id owner_;
   std::vector<int> cpus_;
   alignas(64) std::atomic<std::int64_t> state_{0};
+  alignas(64) std::atomic<Backoff::Clock::rep> no_yield_until_{0};  // read-mostly: own line
   std::atomic<bool> stop_{false};
-  Parking parking_;
+  Parking parking_;       // idle workers
+  Parking home_parking_;  // active workers whose homed run waits for another worker
   SharedFifo fifo_q_;
   Worker* saved_tls_ = nullptr;
   bool saved_affinity_ = false;

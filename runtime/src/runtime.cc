@@ -35,8 +35,9 @@ Impl::Impl(const Options& o) : opts_(o) {
     w->edge_pool.init(&edge_global_);
     workers_.push_back(std::move(w));
   }
-  // Everybody starts active; threads go idle (and flush) as they find nothing.
-  state_.store(n, std::memory_order_relaxed);
+  // The threads start active and go idle (and flush) as they find nothing; the owner
+  // counts itself in once they all did, as at the end of wait().
+  state_.store(n - 1, std::memory_order_relaxed);
   saved_tls_ = tls_worker;
   tls_worker = workers_[0].get();
   if (pinned_) {
@@ -50,8 +51,18 @@ Impl::Impl(const Options& o) : opts_(o) {
       thread_main(k);
     });
   // Until every thread has gone idle once, its start-up writes race with the
-  // owner (e.g. reset_stats()); after, state_ orders them.
-  while (state_.load(std::memory_order_acquire) != 1) std::this_thread::yield();
+  // owner (e.g. reset_stats()); after, state_ orders them. The last one to go idle
+  // wakes us (go_idle): on a busy machine they may need this core to start at all.
+  for (Backoff backoff(no_yield_until_); state_.load(std::memory_order_acquire) != 0;) {
+    if (backoff.keep_polling()) continue;
+    const std::uint32_t seen = parking_.prepare();
+    if (state_.load(std::memory_order_seq_cst) == 0) {
+      parking_.cancel();
+      break;
+    }
+    parking_.sleep(seen, backoff.next_sleep_us());
+  }
+  state_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 Impl::~Impl() {

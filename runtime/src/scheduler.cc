@@ -10,13 +10,7 @@
 namespace tbrt::detail {
 
 namespace {
-constexpr int kSearchRounds = 16;  // steal sweeps while still counted active
-constexpr int kSpinRounds = 64;    // then idle: pause between sweeps,
-// then yield the core (oversubscription) for about 0.3-1 ms: long enough to outlast the
-// owner building the next batch of work (a 100-row block graph, 40 us), since waking a
-// sleeper costs more (1000-step stencil on 2 workers: 12% faster than with 64 rounds),
-constexpr int kYieldRounds = 1024;
-constexpr std::uint32_t kFirstSleepUs = 500, kMaxSleepUs = 16000;  // then sleep
+constexpr int kSearchRounds = 16;  // steal sweeps while still counted active, then idle (Backoff)
 constexpr int kMaxLift = 8;        // priority insertion looks this deep at most
 }  // namespace
 
@@ -101,6 +95,23 @@ Task* Impl::next_home(Worker& w) {
   }
 }
 
+// A homed run has waited long for another worker's node: that worker is likely off its core
+// (more threads than free cores), and spinning or yielding here would take the core from it.
+// Sleep until a node that another home polls completes (complete_node's hint, or the
+// timeout should the hint be missed), or until a new run is published (an exact wake).
+Task* Impl::park_for_home(Worker& w, Backoff& backoff) {
+  const std::uint32_t seen = home_parking_.prepare();
+  Task* t = nullptr;
+  // seq_cst: either this sees the owner's new home_back, or the owner sees us announced.
+  if (w.home_back.load(std::memory_order_seq_cst) != w.home_seen || (t = next_home(w)) ||
+      (t = steal_any(w))) {
+    home_parking_.cancel();
+    return t;
+  }
+  home_parking_.sleep(seen, backoff.next_sleep_us());
+  return nullptr;
+}
+
 void Impl::publish_home_run(int home, const HomeRun& run) {
   Worker& h = *workers_[std::size_t(home) % workers_.size()];
   const std::uint64_t back = h.home_back.load(std::memory_order_relaxed);
@@ -120,9 +131,13 @@ void Impl::complete_node(Worker& w, Node* n) {
   // replay (the runner), and replays are ordered by wait(): a load and a store do.
   n->completions.store(n->completions.load(std::memory_order_relaxed) + 1,
                        std::memory_order_release);
+  if (n->flags & Node::kPolledElsewhere) {
 #ifdef __CLDEMOTE__
-  if (n->flags & Node::kPolledElsewhere) _cldemote(n);
+    _cldemote(n);
 #endif
+    // A relaxed load while nobody sleeps; all sleepers, since we do not know who polls n.
+    home_parking_.wake_all_hint();
+  }
   for (std::uint32_t k = 0; k < n->nsucc; ++k) {
     Node* s = n->succ[k];
     if (s->npreds == 1) {
@@ -215,9 +230,11 @@ Task* Impl::find_work(Worker& w) {
     // (its next node waits for another worker; going idle would cost two RMWs on the
     // shared termination word per wait). That extra wait is idle time, not overhead.
     bool waited = false;
+    Backoff active_backoff(no_yield_until_);
     for (int k = 0; k < kSearchRounds || w.home_front_local != w.home_seen; ++k) {
       Task* t = next_home(w);
       if (!t) t = steal_any(w);
+      if (!t && !active_backoff.keep_polling()) t = park_for_home(w, active_backoff);
       if (t) {
         if constexpr (kMeasure)
           if (waited) w.mark = ticks();
@@ -228,27 +245,17 @@ Task* Impl::find_work(Worker& w) {
           w.overhead += ticks() - w.mark;
           waited = true;
         }
-      // Pinned, each worker has its core: spin. Oversubscribed, let the predecessor's run.
-      if (k < kSpinRounds || pinned_) cpu_relax();
-      else std::this_thread::yield();
     }
     if constexpr (kMeasure)
       if (!waited) w.overhead += ticks() - w.mark;  // else counted up to the wait already
     go_idle(w);
-    std::uint32_t sleep_us = kFirstSleepUs;
+    Backoff idle_backoff(no_yield_until_);
     Task* t = nullptr;
-    for (int k = 0;; ++k) {
+    for (;;) {
       if (finished(std::memory_order_acquire)) return nullptr;
       if ((t = next_home(w)) || (t = steal_any(w))) break;
       if (w.home_front_local != w.home_seen) break;  // a new homed run: wait for it active
-      if (k < kSpinRounds) {
-        cpu_relax();
-        continue;
-      }
-      if (k < kSpinRounds + kYieldRounds) {
-        std::this_thread::yield();
-        continue;
-      }
+      if (idle_backoff.keep_polling()) continue;
       const std::uint32_t seen = parking_.prepare();
       if (finished(std::memory_order_seq_cst)) {
         parking_.cancel();
@@ -259,8 +266,7 @@ Task* Impl::find_work(Worker& w) {
         if (t) break;
         continue;
       }
-      parking_.sleep(seen, sleep_us);
-      sleep_us = std::min(2 * sleep_us, kMaxSleepUs);
+      parking_.sleep(seen, idle_backoff.next_sleep_us());
     }
     go_active(w);
     if constexpr (kMeasure) w.mark = ticks();

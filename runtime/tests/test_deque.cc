@@ -52,8 +52,15 @@ TEST(Deque, ConcurrentThievesTakeEachTaskOnce) {
   std::vector<std::thread> thieves;
   for (int k = 0; k < 2; ++k)
     thieves.emplace_back([&] {
-      while (!done.load(std::memory_order_acquire))
-        if (Task* t = d.steal()) take(t);
+      // Yield now and then: on a busy machine the owner may be waiting for this core.
+      for (int misses = 0; !done.load(std::memory_order_acquire);) {
+        if (Task* t = d.steal()) {
+          take(t);
+          misses = 0;
+        } else if (++misses % 64 == 0) {
+          std::this_thread::yield();
+        }
+      }
       while (Task* t = d.steal()) take(t);
     });
   // Owner: bursts of pushes, then pops some back, like a worker spawning.

@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "tbrt/fifo_queue.h"  // cpu_relax
 #include "tbrt/runtime.h"
 #include "test_util.h"
 
@@ -14,20 +15,8 @@ std::string ParamName(const ::testing::TestParamInfo<std::tuple<int, tbrt::Queue
 }
 
 using tbrt_test::Tracker;
-
-struct TreeCtx {
-  tbrt::Runtime* rt;
-  std::atomic<std::int64_t> count{0};
-};
-
-void tree(void* arg, std::int64_t depth, std::int64_t) {
-  auto* c = static_cast<TreeCtx*>(arg);
-  c->count.fetch_add(1, std::memory_order_relaxed);
-  if (depth > 0) {
-    c->rt->spawn(&tree, c, depth - 1);
-    c->rt->spawn(&tree, c, depth - 1);
-  }
-}
+using tbrt_test::tree;
+using tbrt_test::TreeCtx;
 
 class DynamicTree : public ::testing::TestWithParam<std::tuple<int, tbrt::QueueMode>> {};
 
@@ -105,7 +94,9 @@ TEST(Dynamic, WiringRacesWithCompletion) {
     std::atomic<int>* done = &pred_done[std::size_t(k)];
     tbrt::TaskHandle p = rt.create([done] { done->store(1); });
     rt.submit(p);  // likely stolen and running right now
-    if (k % 2) std::this_thread::yield();
+    // Vary the wiring's delay (0-255 pauses) to meet the completion at different points;
+    // a yield would give the core away for a time slice on a busy machine.
+    for (int d = 0; d < k % 256; ++d) tbrt::detail::cpu_relax();
     tbrt::TaskHandle s = rt.create([c = &ctx, done] {
       if (done->load() != 1) c->bad->fetch_add(1);
       c->succ_runs->fetch_add(1);

@@ -36,10 +36,13 @@ TEST(Termination, UnfinishedParentWithFinishedChild) {
     c.parent_done = 0;
     rt.spawn([](void* p, std::int64_t, std::int64_t) {
       auto* c = static_cast<Ctx*>(p);
+      // The first spawn takes the depth-first slot, which is never stolen; the child
+      // goes to the deque, where another worker must steal it.
+      c->rt->spawn([] {});
       c->rt->spawn([c] { c->child_done.store(1); });
-      // Let the child be stolen before finishing, with no new task in sight.
-      auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
-      while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      // Finish only after the child did, with no new task in sight: a handshake, not a
+      // delay that assumes the thief gets a core in time.
+      while (c->child_done.load() == 0) std::this_thread::yield();
       c->parent_done.store(1);
     }, &c);
     rt.wait();

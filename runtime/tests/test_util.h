@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "tbrt/runtime.h"
+
 namespace tbrt_test {
 
 #if defined(__SANITIZE_THREAD__)
@@ -22,6 +24,21 @@ constexpr bool kTsan = false;
 
 // Sizes shrink under ThreadSanitizer (5-15x slower) to keep the suite short.
 inline int scaled(int n, int tsan_n) { return kTsan ? tsan_n : n; }
+
+// A binary tree of dynamic tasks spawned from inside tasks: `count` ends at 2^(depth+1) - 1.
+struct TreeCtx {
+  tbrt::Runtime* rt;
+  std::atomic<std::int64_t> count{0};
+};
+
+inline void tree(void* arg, std::int64_t depth, std::int64_t) {
+  auto* c = static_cast<TreeCtx*>(arg);
+  c->count.fetch_add(1, std::memory_order_relaxed);
+  if (depth > 0) {
+    c->rt->spawn(&tree, c, depth - 1);
+    c->rt->spawn(&tree, c, depth - 1);
+  }
+}
 
 // Per-task record: how often it ran and the global order of its start and end.
 struct Tracker {
