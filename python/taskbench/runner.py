@@ -280,6 +280,12 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
         if watch is not None:
             watch.stop()  # the launch has ended: every rank's end is known
         outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch)
+        if is_mpi and outcome.status == "validation":
+            # A rank printed the core's validation line and ended with its status 3; the
+            # launcher's own code depends on the order its clean-up saw the ranks end (Hydra
+            # returns the lowest rank's status: measured under load, 9 for "Exit codes: 9,768",
+            # the SIGKILL it sent rank 0, and 1 for "0,1"). The run's status is the system's.
+            outcome.exit_code = SYSTEM_EXIT_VALIDATION
     if stray and outcome.status != "timeout":
         outcome.reason += f"{'; ' if outcome.reason else ''}{stray} process(es) of the launch outlived it (killed)"
     if report_path.is_file():
