@@ -7,24 +7,19 @@ import sys
 import time
 from pathlib import Path
 
-from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, missing_engine, wall_time
+from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine,
+                           missing_engine, wall_time)
 
 # Set in the environment of charmrun's PEs: this script is then a Charm++ program, not the launch.
 PE_MARK = "TASKBENCH_CHARM4PY_PE"
 
 in_pe = bool(os.environ.get(PE_MARK))
-# The launch imports charm4py without its runtime (CHARM_NOLOAD): loaded, it registers an exit
-# hook that prints a complaint on stdout in a process that never calls charm.start (-h, a bad flag).
-os.environ["CHARM_NOLOAD"] = "0" if in_pe else "1"
-try:
-    import charm4py
-    import charmrun
-    if in_pe:
+if in_pe:
+    try:
         from charm4py import Array, Chare, Future, Group, charm
-except ImportError:
-    missing_engine("charm4py", "charm4py")
-del os.environ["CHARM_NOLOAD"]  # charmrun's PEs load the runtime
-if not in_pe:
+    except ImportError:
+        missing_engine("charm4py", "charm4py")
+else:
     Chare = object  # Main is only defined for the PEs' sake
 
 from taskbench import _core
@@ -33,13 +28,21 @@ from taskbench import _core
 def make_app(argv: list[str]) -> App:
     return App([Flag("-worker", "N", "PEs: processes charmrun starts, one task at a time each (default: cores)",
                      1, MAX_WORKERS)],
-               width_defaults_to_cores=True, version=f"charm4py {charm4py.charm4py_version}", argv=argv)
+               width_defaults_to_cores=True, version=engine_version("charm4py"), argv=argv)
 
 
 def launch() -> None:
     """Checks the flags here (a bad one: the core's line and 2, -h: the help, before any PE
-    starts), then runs charmrun and ends with its status once every PE has ended too."""
-    pes = make_app(sys.argv).flag("-worker", available_cores())
+    starts, and before charm4py is imported), then runs charmrun and ends with its status once
+    every PE has ended too."""
+    app = make_app(sys.argv)
+    pes = app.flag("-worker", available_cores())
+    # Imported without its runtime (CHARM_NOLOAD): loaded, charm4py registers an exit hook that
+    # prints a complaint on stdout in a process that never calls charm.start.
+    os.environ["CHARM_NOLOAD"] = "1"
+    import_engine("charm4py", "charm4py", app)
+    import charmrun
+    del os.environ["CHARM_NOLOAD"]  # charmrun's PEs load the runtime
     program = [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
     # ++local: PEs are forked here, no ssh; ++useip: they reach charmrun on loopback;
     # ++quiet: no start-up banner on stdout.
