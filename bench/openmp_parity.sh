@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TASKBENCH_DB=${TASKBENCH_DB:-openmp-parity.db}
-taskbench() { PYTHONPATH=python .venv/bin/python -m taskbench "$@"; }
+taskbench() { .venv/bin/taskbench "$@"; }
 stamp=$(date +%Y%m%d-%H%M%S)
 common=(--steps 1000 --width 2 --kernel compute_bound "$@")
 openmp=(openmp_for openmp_for_dynamic openmp_for_guided openmp_for_llvm

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TASKBENCH_DB=${TASKBENCH_DB:-paper-engines.db}
-taskbench() { PYTHONPATH=python .venv/bin/python -m taskbench "$@"; }
+taskbench() { .venv/bin/taskbench "$@"; }
 stamp=$(date +%Y%m%d-%H%M%S)
 common=(--pattern stencil_1d --width 2 --kernel compute_bound --tries 2 --timeout 300 "$@")
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TASKBENCH_DB=${TASKBENCH_DB:-task-runtimes.db}
-taskbench() { PYTHONPATH=python .venv/bin/python -m taskbench "$@"; }
+taskbench() { .venv/bin/taskbench "$@"; }
 stamp=$(date +%Y%m%d-%H%M%S)
 common=(--steps 1000 --width 2 --kernel compute_bound "$@")
 systems=(openmp_for openmp_task native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon rust_rayon_dataflow

@@ -33,6 +33,8 @@ fi
 # Debian's own Python refuses pip installs (PEP 668), and the venv sees what is installed.
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 .venv/bin/python scripts/install-python-deps.py
+# The `taskbench` command in the venv, over this checkout (editable).
+.venv/bin/python scripts/install-command.py
 
 # rust_rayon's crates (Cargo.lock), vendored once so that the build runs cargo offline; again
 # only when Cargo.lock changed. Without cargo (rustup) the build reports rust_rayon as missing.
