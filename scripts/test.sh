@@ -79,7 +79,8 @@ done
 large_engines() {
   scripts/install-large-engines.sh &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q -k "spark or tensorflow"
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q -k "spark or tensorflow" &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_listening_sockets.py -q -k spark
 }
 stage "large engines: Spark and TensorFlow (install, end-to-end, release)" large_engines
 

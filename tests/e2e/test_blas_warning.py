@@ -1,4 +1,4 @@
-"""The threaded-BLAS warning (issue 19): said once, by a run whose tasks call dgemm, and by no
+"""The threaded-BLAS warning: said once, by a run whose tasks call dgemm, and by no
 other run, so a bad flag's message stays the only line on stderr.
 
 A threaded OpenBLAS is one whose openblas_get_parallel() returns non-zero. The core looks that

@@ -1,4 +1,4 @@
-"""Every system's stderr is ours (issue 19): a bad flag is exactly one line, the core's, and a
+"""Every system's stderr is ours: a bad flag is exactly one line, the core's, and a
 run that succeeds prints nothing on stderr, whatever the engine under it would print on its own.
 
 The runs get the engines' own defaults as a user's environment has them: none of the variables

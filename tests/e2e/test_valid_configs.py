@@ -1,4 +1,4 @@
-"""Valid-configuration fuzz test of every built system (issue 19, item 6): seeded random valid
+"""Valid-configuration fuzz test of every built system: seeded random valid
 lines (valid_lines.py: 1 to 3 graphs, every pattern and kernel, odd outputs and scratch sizes)
 must be accepted by serial, and every system given a sample of them must exit 0 with serial's
 totals and nothing on stderr. The flag fuzzer (test_fuzz_flags.py) mostly tests the parser; this

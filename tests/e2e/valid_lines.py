@@ -1,5 +1,5 @@
 """Random command lines the core must accept, for the valid-configuration fuzz test
-(test_valid_configs.py, issue 19 item 6). flag_lines.py draws mostly invalid lines to test the
+(test_valid_configs.py). flag_lines.py draws mostly invalid lines to test the
 parser; these are all valid, so that every line reaches execution: 1 to 3 graphs joined by -and,
 every pattern with a radix, period and fraction that fit it, every kernel with the scratch it
 needs (SPEC §4, core/src/args.cc: check_graph), outputs from 16 bytes to 64 KiB, flags in any

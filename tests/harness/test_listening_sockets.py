@@ -1,4 +1,4 @@
-"""Nothing a run starts listens beyond loopback (issue 19, item 7): a real `taskbench run` of
+"""Nothing a run starts listens beyond loopback: a real `taskbench run` of
 each engine the harness launches servers for, whose processes' listening sockets are polled
 throughout the run; any bound to an address other than loopback, in our network namespace or
 in one with more than loopback, fails the test. A namespace whose only interface is lo (the
