@@ -15,6 +15,7 @@
 namespace {
 
 using Edges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+using tbrt_test::stencil_edges;
 
 struct Dataflow {
   Dataflow(std::uint32_t n, const Edges& edges, const tbrt::Runtime& rt)
@@ -43,17 +44,6 @@ struct Dataflow {
     return e;
   }
 };
-
-// Rows of `width` nodes, node (t, x) after (t-1, x-1..x+1): a Task Bench stencil.
-Edges stencil_edges(int steps, int width) {
-  Edges edges;
-  for (int t = 1; t < steps; ++t)
-    for (int x = 0; x < width; ++x)
-      for (int dx = -1; dx <= 1; ++dx)
-        if (x + dx >= 0 && x + dx < width)
-          edges.emplace_back(std::uint32_t((t - 1) * width + x + dx), std::uint32_t(t * width + x));
-  return edges;
-}
 
 class Homes : public ::testing::TestWithParam<int> {};
 

@@ -34,6 +34,7 @@ using tbrt_test::Tracker;
 using tbrt_test::tree;
 using tbrt_test::TreeCtx;
 using Edges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+using tbrt_test::stencil_edges;
 
 constexpr int kCpus = 2, kBusy = 2;
 constexpr auto kLimit = std::chrono::seconds(60);
@@ -118,17 +119,6 @@ class Watchdog {
   bool done_ = false;
   std::thread thread_;  // last: starts once the members it uses exist
 };
-
-// Node (t, x) after (t-1, x-1..x+1).
-Edges stencil_edges(int rows, int width) {
-  Edges edges;
-  for (int t = 1; t < rows; ++t)
-    for (int x = 0; x < width; ++x)
-      for (int dx = -1; dx <= 1; ++dx)
-        if (x + dx >= 0 && x + dx < width)
-          edges.emplace_back(std::uint32_t((t - 1) * width + x + dx), std::uint32_t(t * width + x));
-  return edges;
-}
 
 void check(const Tracker& tr, int runs, const Edges& edges) {
   for (std::size_t k = 0; k < tr.runs.size(); ++k) ASSERT_EQ(tr.runs[k].load(), runs) << "task " << k;

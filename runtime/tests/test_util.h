@@ -76,4 +76,15 @@ inline std::vector<std::pair<std::uint32_t, std::uint32_t>> random_dag(std::uint
   return edges;
 }
 
+// Rows of `width` nodes, node (t, x) after (t-1, x-1..x+1): a Task Bench stencil.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> stencil_edges(int steps, int width) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  for (int t = 1; t < steps; ++t)
+    for (int x = 0; x < width; ++x)
+      for (int dx = -1; dx <= 1; ++dx)
+        if (x + dx >= 0 && x + dx < width)
+          edges.emplace_back(std::uint32_t((t - 1) * width + x + dx), std::uint32_t(t * width + x));
+  return edges;
+}
+
 }  // namespace tbrt_test
