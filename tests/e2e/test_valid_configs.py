@@ -14,7 +14,6 @@ run; their own files test them). TASKBENCH_BUILD_DIR picks the build. The seed, 
 per system the lines run and passed are printed at the end of the session."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -29,15 +28,15 @@ import pytest
 
 from flag_lines import KERNELS, PATTERNS
 from line_cost import parse_accepted, row_widths
-from systems import (BIN, LARGE_ENGINES, PROBE, ROOT, SLOW_TO_START, System, built_systems, registry,
-                     sanitizer_skip, serial_totals, totals)
+from systems import (BIN, LARGE_ENGINES, PROBE, ROOT, SLOW_TO_START, System, registry, serial_totals, totals,
+                     unavailable)
 from test_mpi import launcher as mpirun_of
 from test_mpi import mpi_command
 from valid_lines import ValidLines, graphs
 
 sys.path.insert(0, str(ROOT / "python"))
 from taskbench import leftovers  # noqa: E402
-from taskbench.launch.loopback import missing_tools, wrap  # noqa: E402
+from taskbench.launch.loopback import can_isolate, wrap  # noqa: E402
 
 SEED = int(os.environ.get("TASKBENCH_VALID_SEED", "1"))
 MANIFEST = BIN.parent / "taskbench-build.json"
@@ -47,7 +46,6 @@ COUNT = int(os.environ.get("TASKBENCH_VALID_LINES", "100" if SANITIZED else "300
 TIMEOUT = 120  # seconds per run: a line takes milliseconds; ray starts for seconds
 SERIAL = BIN / "serial"
 SYSTEMS = [s for s in registry() if s.binary.name not in LARGE_ENGINES and s.name != "serial"]
-BUILT = set(built_systems())
 
 
 @dataclass
@@ -195,14 +193,9 @@ def test_lines_use_every_pattern_and_kernel():
 
 
 def require(system: System, tally: Tally) -> None:
-    reason = sanitizer_skip(system)
-    if not reason and (system.binary.name not in BUILT or not system.binary.exists()):
-        reason = f"{system.name} is not built in {BIN.parent}"
-    missing = [m for m in system.entry.get("requires", []) if importlib.util.find_spec(m) is None]
-    if not reason and missing:
-        reason = f"{system.name} needs the Python module(s) {', '.join(missing)}"
+    reason = unavailable(system)
     launcher = system.entry.get("launcher", "local")
-    if not reason and launcher == "loopback" and (missing_tools() or os.geteuid() != 0):
+    if not reason and launcher == "loopback" and not can_isolate():
         reason = f"{system.name} runs in a network namespace: needs unshare and ip, as root"
     if not reason and launcher == "mpirun" and mpirun_of(system.entry["mpi"]) is None:
         reason = f"no mpirun for {system.entry['mpi']}"
