@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 from taskbench.launch import LaunchOptions, plan  # noqa: E402  (the harness's registry and launchers)
-from taskbench.locations import find_layout  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
+from taskbench.registry.locations import find_layout  # noqa: E402
 
 
 LOCAL_LAUNCHERS = ("local", "dask", "loopback")

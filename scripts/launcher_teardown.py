@@ -7,7 +7,7 @@ no rank ever ends by itself) is started, and once its ranks run:
   mpirun SIGTERM       the launcher is SIGTERMed
   harness SIGKILL, tie only
                        a stand-in harness started the launcher tied to itself
-                       (PR_SET_PDEATHSIG = SIGTERM, taskbench/tied.py) and is SIGKILLed
+                       (PR_SET_PDEATHSIG = SIGTERM, taskbench/launch/tied.py) and is SIGKILLed
   harness SIGKILL, taskbench
                        a stand-in harness runs the job with taskbench's run_once (tie and
                        guard) and is SIGKILLed
@@ -34,10 +34,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from taskbench import leftovers  # noqa: E402
+from taskbench.launch import leftovers  # noqa: E402
 from taskbench.launch import LaunchOptions, plan  # noqa: E402
-from taskbench.locations import find_layout  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
+from taskbench.registry.locations import find_layout  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 LIMIT = 10.0  # seconds we wait for the job to go away by itself
@@ -80,7 +80,7 @@ def trial(system, scenario: str) -> Trial:
         victim = launcher
     elif scenario == "harness SIGKILL, tie only":
         victim = _stand_in(textwrap.dedent(f"""
-            from taskbench import tied
+            from taskbench.launch import tied
             tied.popen({launch.argv!r}, signal.SIGTERM, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, start_new_session=True)
             print("started", flush=True)
@@ -89,9 +89,9 @@ def trial(system, scenario: str) -> Trial:
         victim.stdout.readline()
     else:
         victim = _stand_in(textwrap.dedent(f"""
-            from taskbench.locations import find_layout
+            from taskbench.registry.locations import find_layout
             from taskbench.registry import Registry
-            from taskbench.runner import run_once
+            from taskbench.launch.runner import run_once
             system = Registry(find_layout({str(system.binary_path.parent.parent)!r})).get({system.name!r})
             print("started", flush=True)
             run_once(system, ["-steps", "4", "-width", "2", "-type", "stencil_1d"], timeout=600)

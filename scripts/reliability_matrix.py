@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import launcher_teardown  # noqa: E402
 from taskbench import faults, provenance  # noqa: E402
-from taskbench.locations import find_layout  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
+from taskbench.registry.locations import find_layout  # noqa: E402
 
 
 def cell(text: str) -> str:
@@ -116,12 +116,12 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         "",
         "- *mpirun SIGKILL / SIGTERM*: the launcher itself is signalled. *harness SIGKILL, tie only*: "
         "a stand-in harness started the launcher with `PR_SET_PDEATHSIG` = SIGTERM "
-        "(`python/taskbench/tied.py`) and is SIGKILLed. *harness SIGKILL, taskbench*: a stand-in "
+        "(`python/taskbench/launch/tied.py`) and is SIGKILLed. *harness SIGKILL, taskbench*: a stand-in "
         "harness runs the job through `run_once` (the tie plus the guard) and is SIGKILLed.",
         "- The tie reaches only the harness's direct child. As the first three columns show, Open "
         "MPI's ranks outlive a dying mpirun by a second or more whichever way it goes (SIGKILLed, "
         "it leaves them to notice and exit by themselves; SIGTERMed, it waits before it SIGTERMs "
-        "them), which is why the harness also starts a guard (`python/taskbench/guard.py`): a process in a session of its own that "
+        "them), which is why the harness also starts a guard (`python/taskbench/launch/guard.py`): a process in a session of its own that "
         "reads a pipe from the harness and, at EOF (the harness ended, however), SIGKILLs every "
         "process carrying the harness's marker (`TASKBENCH_HARNESS_MARK`). Hydra's proxy kills its "
         "ranks at once when mpiexec goes.",

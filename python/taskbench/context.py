@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from taskbench import provenance
 from taskbench.console import Console
-from taskbench.locations import Layout, find_layout
 from taskbench.registry import Registry
+from taskbench.registry.locations import Layout, find_layout
 from taskbench.store import Store
 
 DEFAULT_DB = "taskbench.db"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from taskbench import leftovers
+from taskbench.launch import leftovers
 
 # A 4-wide tree of 4 rows. On the MPI systems' 2 ranks, rank 0 owns columns 0-1 and rank 1
 # columns 2-3: the output of (1, 1) is consumed only by (2, 2) and (2, 3) on rank 1, so its

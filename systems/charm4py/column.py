@@ -10,7 +10,7 @@ import os
 from charm4py import Chare, Reducer
 
 from taskbench import _core
-from taskbench.app import run_task
+from taskbench.engine.app import run_task
 
 
 class Column(Chare):

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine,
+from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine,
                            missing_engine, wall_time)
 
 # Set in the environment of charmrun's PEs: this script is then a Charm++ program, not the launch.

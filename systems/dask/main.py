@@ -5,8 +5,8 @@ the outputs (bytearrays) from producer to consumer itself."""
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from taskbench.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, wall_time, warm_up
-from taskbench.dask_graph import task_graph
+from taskbench.engine.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, wall_time, warm_up
+from taskbench.engine.dask_graph import task_graph
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""dask_distributed: the dask system's task graph (taskbench.dask_graph) on a Dask distributed
+"""dask_distributed: the dask system's task graph (taskbench.engine.dask_graph) on a Dask distributed
 cluster of worker processes, handed to the scheduler whole (one Client.get for the run).
 
 Alone (`-workers N -threads T`) it starts a scheduler and N worker processes on 127.0.0.1
@@ -10,11 +10,11 @@ import sys
 import threading
 from contextlib import ExitStack
 
-from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
+from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
                            engine_version, import_engine, wall_time)
 from taskbench._core import tracing
-from taskbench.dask_graph import task_graph
-from taskbench.dask_workers import Departures, prepare_workers, take_notes
+from taskbench.engine.dask_graph import task_graph
+from taskbench.engine.dask_workers import Departures, prepare_workers, take_notes
 from taskbench.launch.dask_cluster import Cluster, ClusterError
 
 CONNECT_SECONDS = 120  # a loaded 2-core machine starting N interpreters that import distributed

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from taskbench.app import EXIT_MISSING_ENGINE, App, rows, wall_time
+from taskbench.engine.app import EXIT_MISSING_ENGINE, App, rows, wall_time
 
 try:
     from legate.core import get_legate_runtime, types

@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from taskbench._core import tracing
-from taskbench.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
+from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
                            run_task, run_task_in_worker, wall_time, warm_up, worker_setup)
 
 

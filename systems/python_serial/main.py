@@ -1,8 +1,8 @@
 """python_serial: one Python thread runs every task, row by row (graphs interleaved per
 timestep), on buffers the core owns: the per-task floor of the Python binding, as serial is
 the floor of the C++ systems."""
-from taskbench.app import App, max_timesteps, rows, wall_time
 from taskbench._core import PointBuffers
+from taskbench.engine.app import App, max_timesteps, rows, wall_time
 
 app = App()
 app.display()

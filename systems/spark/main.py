@@ -12,8 +12,8 @@ import sys
 import threading
 from pathlib import Path
 
-from taskbench.app import MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, wall_time
 from taskbench._core import tracing
+from taskbench.engine.app import MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, wall_time
 
 HERE = Path(__file__).resolve().parent
 VALIDATION_LINE = re.compile(r"ValidationError: (taskbench: validation failed[^\n]*)")

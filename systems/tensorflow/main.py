@@ -10,7 +10,7 @@ import struct
 import sys
 from pathlib import Path
 
-from taskbench.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, rows, wall_time
+from taskbench.engine.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, rows, wall_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from op_build import OpBuildError, library_path  # noqa: E402
@@ -20,7 +20,7 @@ from op_build import OpBuildError, library_path  # noqa: E402
 # warning saying so); turning oneDNN's graph rewrites off does, and changes nothing here: the
 # graph holds no TensorFlow math op for oneDNN to replace, only TaskbenchTask ops.
 QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
-tf = None  # imported by main() once the flags are parsed (taskbench.app.import_engine)
+tf = None  # imported by main() once the flags are parsed (taskbench.engine.app.import_engine)
 
 DOUBLE_FIELDS = (6, 10)  # fraction_connected and imbalance in Graph.__getstate__()
 

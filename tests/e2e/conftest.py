@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 from systems import PROBE, ROOT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench import leftovers  # noqa: E402
+from taskbench.launch import leftovers  # noqa: E402
 
 
 @pytest.fixture

@@ -99,7 +99,7 @@ def test_a_killed_harness_leaves_no_cluster_behind(probe, tmp_path):
     """SIGKILL to the harness in the middle of a run: its guard and the ties end the cluster
     (scheduler, workers, the cluster starter and the system) at once."""
     require()
-    from taskbench import leftovers
+    from taskbench.launch import leftovers
     env = {**os.environ, PROBE: probe, "PYTHONPATH": str(ROOT / "python")}
     harness = subprocess.Popen([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "tb.db"), "run",
                                 "--workers", "2", "dask_distributed", "-steps", "100000", "-width", "2"],

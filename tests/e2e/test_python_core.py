@@ -22,7 +22,7 @@ import taskbench  # noqa: E402
 if str(CORE_DIR) not in taskbench.__path__:
     taskbench.__path__.append(str(CORE_DIR))
 from taskbench import _core  # noqa: E402
-from taskbench.app import App, run_task  # noqa: E402
+from taskbench.engine.app import App, run_task  # noqa: E402
 
 np = pytest.importorskip("numpy")
 
@@ -109,7 +109,7 @@ def run_python(code: str, env: dict | None = None) -> subprocess.CompletedProces
 
 
 def test_a_wrong_input_ends_the_process_with_status_3():
-    got = run_python("from taskbench.app import App\n"
+    got = run_python("from taskbench.engine.app import App\n"
                      "g = App(argv=['x', '-type', 'no_comm']).graphs[0]\n"
                      "out = bytearray(16); g.execute(0, 1, out, [])\n"
                      "g.execute(1, 0, bytearray(16), [out])\n")
@@ -118,7 +118,7 @@ def test_a_wrong_input_ends_the_process_with_status_3():
 
 
 def test_missing_task_fails_the_report():
-    got = run_python("from taskbench.app import App, run_task\n"
+    got = run_python("from taskbench.engine.app import App, run_task\n"
                      "app = App(argv=['x', '-steps', '1', '-width', '2'])\n"
                      "run_task(app.graphs[0], 0, 0)\n"
                      "app.report(0.1)\n")
@@ -127,7 +127,7 @@ def test_missing_task_fails_the_report():
 
 
 def test_worker_counts_and_fault_from_the_environment():
-    got = run_python("from taskbench import _core\nfrom taskbench.app import App, run_task\n"
+    got = run_python("from taskbench import _core\nfrom taskbench.engine.app import App, run_task\n"
                      "g = App(argv=['x', '-steps', '2', '-width', '2', '-type', 'no_comm']).graphs[0]\n"
                      "_core.reset_counts(); _core.worker_setup()\n"
                      "out = run_task(g, 0, 0); print(_core.executed_counts(2))\n"

@@ -35,7 +35,7 @@ from test_mpi import mpi_command
 from valid_lines import ValidLines, graphs
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench import leftovers  # noqa: E402
+from taskbench.launch import leftovers  # noqa: E402
 from taskbench.launch.loopback import can_isolate, wrap  # noqa: E402
 
 SEED = int(os.environ.get("TASKBENCH_VALID_SEED", "1"))
@@ -152,7 +152,7 @@ def serial_problem(args: list[str], got: subprocess.CompletedProcess) -> str | N
     # Local/Nonlocal Dependencies are left out where -nodes does not divide every graph's width.
     if [line.rsplit(" ", 1)[0] for line in found if line.startswith("Total ")] != SUMMARY:
         return f"not the summary: {found}"
-    # Not only self-consistent: the task count of every graph follows from its shape (SPEC §1).
+    # Not only self-consistent: the task count of every graph follows from its shape (docs/spec.md §1).
     want = sum(row_widths(g) for g in parse_accepted([a.encode() for a in args], {}, 4).graphs)
     if found[0] != f"Total Tasks {want}":
         return f"{found[0]}, but the graphs have {want} tasks"

@@ -17,7 +17,7 @@ from harness_helpers import REPO
 sys.path.insert(0, str(REPO / "python"))
 
 from taskbench.cli import main  # noqa: E402
-from taskbench.locations import find_layout  # noqa: E402
+from taskbench.registry.locations import find_layout  # noqa: E402
 
 
 def _bin_dir() -> Path | None:

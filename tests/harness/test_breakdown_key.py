@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from taskbench.breakdown import why_no_breakdown, with_breakdown
 from taskbench.errors import UserError
 from taskbench.launch import LaunchOptions, plan
-from taskbench.locations import Layout, find_layout
 from taskbench.registry import Registry, read_registry_file
+from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
+from taskbench.registry.locations import Layout, find_layout
 
 ENTRIES = """
 [[system]]

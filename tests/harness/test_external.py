@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from taskbench.runner import metrics_from, parse_summary
+from taskbench.launch.runner import metrics_from, parse_summary
 
 # A port of another suite: takes the Task Bench flags (after its own first argument, how many
 # times slower its kernel is than "ours"), computes no task, and prints what the original suite

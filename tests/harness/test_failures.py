@@ -57,7 +57,7 @@ def test_sweep_goes_on_past_failing_systems(cli, fake_systems):
 
 
 def test_reason_is_the_headline_of_a_launcher_banner():
-    from taskbench.runner import _last_line
+    from taskbench.launch.runner import _last_line
     text = "-----\nmpiexec has detected an attempt to run as root.\n\nRunning as root is bad.\n-----\n"
     assert _last_line(text) == "mpiexec has detected an attempt to run as root."
     assert _last_line("noise\ntaskbench: validation failed: graph 0\n") == "taskbench: validation failed: graph 0"
@@ -87,7 +87,7 @@ This typically refers to a problem with your application.
 
 
 def test_open_mpi_names_the_rank_and_the_signal():
-    from taskbench.runner import _classify
+    from taskbench.launch.runner import _classify
     assert _classify(137, OPEN_MPI_KILL) == ("crashed", "rank 1 killed by SIGKILL (on vm)")
 
 
@@ -117,7 +117,7 @@ def test_slurm_names_the_task():
 
 def test_the_systems_own_message_beats_the_launchers_banner():
     """A validation failure through mpirun: the reason is the rank's line, not mpirun's banner."""
-    from taskbench.runner import _classify
+    from taskbench.launch.runner import _classify
     text = ("taskbench: validation failed: graph 0, task (t=2, i=2): input 0: expected the output "
             "of (t=1, i=1), found (t=91, i=1)\n" + OPEN_MPI_KILL.replace(
                 "mpirun.openmpi noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).",

@@ -9,8 +9,8 @@ import pytest
 
 from harness_helpers import REPO
 from taskbench import faults
-from taskbench.locations import find_layout
 from taskbench.registry import Registry, read_registry_file
+from taskbench.registry.locations import find_layout
 
 SYSTEMS = list(Registry(find_layout()))  # built or not: the ones that are not are skipped, saying why
 

@@ -21,11 +21,11 @@ import pytest
 
 from harness_helpers import REPO
 from listening_sockets import descendants, listeners
-from taskbench import leftovers
+from taskbench.launch import leftovers
 from taskbench.launch import LaunchOptions, plan
 from taskbench.launch.loopback import can_isolate, wrap
-from taskbench.locations import find_layout
 from taskbench.registry import Registry, System
+from taskbench.registry.locations import find_layout
 
 PROBE = "TASKBENCH_TEST_LISTENING_PROBE"
 POLL_SECONDS = 0.2  # a JVM has hundreds of descriptors to look through

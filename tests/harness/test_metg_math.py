@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from taskbench.metg import CurvePoint, efficiency, metg_of_curve, relative_spread, summarize
-from taskbench.peak import PeakTable
+from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.measure.peak import PeakTable
 
 
 def curve(*triples):

@@ -12,19 +12,19 @@ import time
 
 import pytest
 
-from taskbench import campaign as campaign_module
-from taskbench import runner
-from taskbench.analysis import analyze_runs
+from taskbench.launch import runner
+from taskbench.measure import campaign as campaign_module
+from taskbench.measure.analysis import analyze_runs
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED,
                               EXIT_UNRELIABLE, EXIT_USAGE)
-from taskbench.external import add_externals
-from taskbench.metg import CurvePoint, metg_of_curve, summarize
-from taskbench.peak import PeakTable
-from taskbench.records import make_record
-from taskbench.runner import disturbed
+from taskbench.launch.runner import disturbed
+from taskbench.measure.metg import CurvePoint, metg_of_curve, summarize
+from taskbench.measure.peak import PeakTable
+from taskbench.measure.sweep import DISTURBED_RETRIES, Planner, SweepParams, best_of, run_key
+from taskbench.registry.external import add_externals
 from taskbench.store import Store
+from taskbench.store.records import make_record
 from taskbench.studies import metg_results
-from taskbench.sweep import DISTURBED_RETRIES, Planner, SweepParams, best_of, run_key
 from test_external import FAKE_PORT
 
 PEAK = 25e9

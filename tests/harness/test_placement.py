@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from taskbench import placement
-from taskbench.locations import Layout
+from taskbench.measure import placement
+from taskbench.registry.locations import Layout
 
 
 def layout_with_probe(tmp_path: Path, script: str | None) -> Layout:

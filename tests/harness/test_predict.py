@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from taskbench.predict import Application, predict
+from taskbench.measure.predict import Application, predict
 from test_external import FAKE_PORT
 
 # The paper §IV-B: MPI's METG(50%) on Cori (32 cores per node), stencil, 1000 steps: 4.6 us at

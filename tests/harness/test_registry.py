@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.locations import Layout
 from taskbench.registry import Registry, read_registry_file
+from taskbench.registry.locations import Layout
 
 
 def write_entry(root: Path, folder: str, text: str) -> None:
@@ -91,7 +91,7 @@ def test_args_are_a_list_of_strings(tmp_path):
 
 
 def test_repository_registry_reads(bin_dir):
-    from taskbench.locations import find_layout
+    from taskbench.registry.locations import find_layout
     reg = Registry(find_layout())
     assert "serial" in reg.systems and reg.get("serial").available
 

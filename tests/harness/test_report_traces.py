@@ -11,11 +11,11 @@ import subprocess
 import pytest
 
 from harness_helpers import is_png
-from taskbench.analysis import analyze
 from taskbench.cli import main
-from taskbench.colors import PALETTE, color_for
+from taskbench.measure.analysis import analyze
+from taskbench.measure.trace_split import split
+from taskbench.plots.colors import PALETTE, color_for
 from taskbench.store import Store
-from taskbench.trace_split import split
 
 SMALL = ["--steps", "20", "--width", "2", "--start-iter", "4096", "--reps", "2"]
 # Sets the page's title to what the test reads back: how many images, how many failed to load.

@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from harness_helpers import REPO
-from taskbench import leftovers
-from taskbench.locations import find_layout
+from taskbench.launch import leftovers
 from taskbench.registry import Registry
+from taskbench.registry.locations import find_layout
 
 PROBE = "TASKBENCH_RESUME_PROBE"  # in the harness's environment, so in every process it starts
 CLEANUP_SECONDS = 1.0  # a killed harness's runs must be gone within this (measured: < 0.1 s)

@@ -6,8 +6,8 @@ import sqlite3
 
 from harness_helpers import is_png
 
-from taskbench.locations import find_layout
 from taskbench.registry import Registry
+from taskbench.registry.locations import find_layout
 from taskbench.studies import discovery, imbalance
 
 

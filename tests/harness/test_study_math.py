@@ -3,10 +3,10 @@ loop, discovery per task from either report key, best of repetitions, the breakd
 
 import pytest
 
+from taskbench.measure.system_report import breakdown_of, discovery_of
+from taskbench.report.tables import breakdown_table
 from taskbench.studies import discovery, imbalance
 from taskbench.studies.results import StudyResult, fastest
-from taskbench.system_report import breakdown_of, discovery_of
-from taskbench.tables import breakdown_table
 
 
 def _run(key, elapsed, flops=1000, status="ok", report=None, **extra):

@@ -5,8 +5,8 @@ import pytest
 from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench.errors import UserError
+from taskbench.measure.sweep import SweepParams
 from taskbench.studies import metg_execute, scaling, taskbench_paper
-from taskbench.sweep import SweepParams
 
 
 REGISTRY = FakeRegistry(FakeSystem("serial"), FakeSystem("native"), FakeSystem("ray"), FakeSystem("gone", False, "binary missing"))

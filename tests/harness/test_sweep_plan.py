@@ -3,8 +3,8 @@ refinement around the crossing, interleaving, and a deterministic replay for --r
 
 import math
 
-from taskbench.peak import PeakTable
-from taskbench.sweep import Planner, SweepParams
+from taskbench.measure.peak import PeakTable
+from taskbench.measure.sweep import Planner, SweepParams
 
 OVERHEAD = 2e-6  # seconds of runtime overhead per task in the synthetic model
 WORK_PER_ITER = 5e-9  # seconds of kernel per -iter per task
@@ -102,7 +102,7 @@ def test_disagreeing_repetitions_are_rechecked():
 
     order, planner = drive(params(reps=2, tries=2, refine_points=3, max_spread=0.1), disturbed)
     assert max(order.count(u) for u in set(order)) > 2  # more than `tries`: rechecked
-    from taskbench.metg import metg_of_curve
+    from taskbench.measure.metg import metg_of_curve
     values = [metg_of_curve(planner._curve("a", rep), 0.5).seconds for rep in (0, 1)]
     assert abs(values[0] - values[1]) / values[0] < 0.1
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from taskbench import units
-from taskbench.analysis import analyze
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.measure.analysis import analyze
 
 
 def add_parser(subparsers, common):

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import shlex
 
-from taskbench import campaign, provenance, traces, units
-from taskbench.analysis import analyze, results_record
+from taskbench import provenance, units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
-from taskbench.external import add_externals, externals_from_specs
-from taskbench.kernels import kernel_info, unit
 from taskbench.launch import LaunchOptions
-from taskbench.runner import DISTURBED_CORES, run_once
-from taskbench.sweep import SweepParams
-from taskbench.tables import campaign_title, metg_table
+from taskbench.launch.runner import DISTURBED_CORES, run_once
+from taskbench.measure import campaign, traces
+from taskbench.measure.analysis import analyze, results_record
+from taskbench.measure.kernels import kernel_info, unit
+from taskbench.measure.sweep import SweepParams
+from taskbench.registry.external import add_externals, externals_from_specs
+from taskbench.report.tables import campaign_title, metg_table
 
 DEFAULT_HTML = "taskbench-report.html"
 # With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import statistics
 
-from taskbench import campaign, provenance, units
+from taskbench import provenance, units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, UserError
-from taskbench.kernels import KERNELS, kernel_info, throughput, unit
 from taskbench.launch import LaunchOptions
+from taskbench.measure import campaign
+from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
 
 
 def add_parser(subparsers, common):

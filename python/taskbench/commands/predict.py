@@ -1,12 +1,12 @@
 """`taskbench predict`: the strong-scaling limit of an application from a system's METG
-(the paper §V-I; the method in docs/predict.md, the math in taskbench.predict)."""
+(the paper §V-I; the method in docs/predict.md, the math in taskbench.measure.predict)."""
 
 from __future__ import annotations
 
 from taskbench import provenance, units
-from taskbench.analysis import analyze
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
-from taskbench.predict import Application, predict
+from taskbench.measure.analysis import analyze
+from taskbench.measure.predict import Application, predict
 
 DEFAULT_NODES = "1,2,4,8,16,32,64,128,256,512,1024"
 # The paper's Table 6: how far (mean factor) this prediction fell from measured strong scaling.

@@ -6,14 +6,15 @@ goes to the system unchanged, so `taskbench run serial -h` shows the system's ow
 
 from __future__ import annotations
 
-from taskbench import campaign, units
-from taskbench.breakdown import with_breakdown
+from taskbench import units
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.external import add_externals, externals_from_specs
-from taskbench.kernels import KERNELS, throughput, unit
 from taskbench.launch import LaunchOptions
-from taskbench.peak import load_peaks
-from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
+from taskbench.measure import campaign
+from taskbench.measure.kernels import KERNELS, throughput, unit
+from taskbench.measure.peak import load_peaks
+from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
+from taskbench.registry.breakdown import with_breakdown
+from taskbench.registry.external import add_externals, externals_from_specs
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
 OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}

@@ -7,10 +7,11 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 
 from __future__ import annotations
 
-from taskbench import campaign, provenance, studies
-from taskbench.analysis import background_load
+from taskbench import provenance, studies
 from taskbench.commands.metg import BUSY_BACKGROUND
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.measure import campaign
+from taskbench.measure.analysis import background_load
 from taskbench.studies import execute, metg_execute, metg_results, results
 
 DEFAULT_RETRIES = 2

@@ -1,63 +1,36 @@
-"""Launchers turn (system, flags, ranks, threads) into a command line and an environment.
+"""Launching and running: how a system's run is started, and the runner that executes it.
 
-Each launcher is one small module with a `command(system, flags, options)` function returning a
-LaunchPlan; the runner executes the plan. The registry entry's `launcher` key picks the module.
+Launchers, one module each, listed in LAUNCHERS: each has `command(system, flags, options)`,
+which returns a LaunchPlan (the command line and environment), and `why_not_here(system)`,
+which says why it cannot start that system on this machine ("" when it can). The registry
+entry's `launcher` key picks one. The rest of the package runs a plan: runner.py (one run,
+with a timeout, into a RunOutcome), the process ties and guard that leave nothing behind
+(tied.py, guard.py, leftovers.py), the MPI rank watch (rank_watch.py, diagnosis.py), and the
+local Dask and Spark clusters the `dask` and `spark` launchers start (*_cluster*.py).
+
+Systems are passed in as they are (any object with the registry entry's fields): nothing here
+imports the registry.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-
 from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch import dask, external, local, loopback, mpirun, spark, srun
+from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
+__all__ = ["LAUNCHERS", "MPI_LAUNCHERS", "LaunchOptions", "LaunchPlan", "plan", "why_not_here"]
 
-@dataclass
-class LaunchOptions:
-    ranks: int | None = None  # --ranks: MPI ranks, or --workers: a Dask cluster's worker processes
-    threads_per_rank: int | None = None  # --threads-per-rank
-    launcher: str | None = None  # --launcher: srun instead of mpirun for an MPI system
-    extra_env: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class LaunchPlan:
-    argv: list[str]
-    env: dict[str, str]  # the full environment of the child process
-    set_env: dict[str, str]  # what the harness added on top of its own environment (provenance)
-    ranks: int = 1
-    threads_per_rank: int | None = None
-
-
-def base_environment(system, options: LaunchOptions) -> dict[str, str]:
-    """The variables the harness sets for this system: registry env, then the user's extras."""
-    env = dict(system.env)
-    if options.threads_per_rank:
-        # OpenMP-based systems read OMP_NUM_THREADS when they have no threads flag.
-        env["OMP_NUM_THREADS"] = str(options.threads_per_rank)
-    env.update(options.extra_env)
-    return env
-
-
-def program(system) -> list[str]:
-    """The binary and the registry entry's own flags, which come before the run's."""
-    return [str(system.binary_path), *system.args]
-
-
-def threads_flags(system, options: LaunchOptions) -> list[str]:
-    threads = options.threads_per_rank or system.threads_per_rank
-    if threads and system.threads_flag:
-        return [system.threads_flag, str(threads)]
-    return []
-
-
-def merged_env(set_env: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(set_env)
-    return env
-
-
+LAUNCHERS = {"local": local, "mpirun": mpirun, "srun": srun, "dask": dask, "loopback": loopback,
+             "spark": spark, "external": external}
 MPI_LAUNCHERS = ("mpirun", "srun")
+
+
+def why_not_here(system) -> str:
+    """Why the system's launcher cannot start it on this machine; "" when it can."""
+    module = LAUNCHERS.get(system.launcher)
+    if module is None:
+        return f"unknown launcher '{system.launcher}' (known: {', '.join(LAUNCHERS)})"
+    return module.why_not_here(system)
 
 
 def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
@@ -67,20 +40,6 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if options.launcher and (system.launcher not in MPI_LAUNCHERS or launcher not in MPI_LAUNCHERS):
         raise UserError(f"--launcher {options.launcher}: only mpirun or srun, and only for MPI systems "
                         f"('{system.name}' is launched by {system.launcher})", EXIT_USAGE)
-    if launcher == "local":
-        from taskbench.launch import local as module
-    elif launcher == "mpirun":
-        from taskbench.launch import mpirun as module
-    elif launcher == "srun":
-        from taskbench.launch import srun as module
-    elif launcher == "dask":
-        from taskbench.launch import dask as module
-    elif launcher == "external":
-        from taskbench.launch import external as module
-    elif launcher == "loopback":
-        from taskbench.launch import loopback as module
-    elif launcher == "spark":
-        from taskbench.launch import spark as module
-    else:
+    if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
-    return module.command(system, flags, options)
+    return LAUNCHERS[launcher].command(system, flags, options)

@@ -25,7 +25,7 @@ def run_attached(cluster, start_error: type, argv_for: Callable[[str], list[str]
     """cluster.start() returns the address that argv_for turns into the system's command line;
     supervise(cluster, process) returns the status to end with. The cluster is stopped in every
     case, SIGTERM and SIGHUP included (through the finally)."""
-    from taskbench import tied
+    from taskbench.launch import tied
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda number, _: sys.exit(128 + number))
     try:

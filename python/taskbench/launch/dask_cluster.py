@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from taskbench import tied
+from taskbench.launch import tied
 
 HOST = "127.0.0.1"
 HTTP_ADDRESS = f"{HOST}:0"

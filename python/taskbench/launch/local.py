@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
-                              threads_flags)
+from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                                   threads_flags)
+
+
+def why_not_here(system) -> str:
+    return ""  # the binary itself: the registry has found it
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:

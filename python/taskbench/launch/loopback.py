@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from taskbench.launch import LaunchOptions, LaunchPlan
 from taskbench.launch.local import command as local_command
+from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
 TOOLS = ("unshare", "ip")
 # In the new namespace: bring loopback up, then become the system (exec keeps the pid's tie).
@@ -36,6 +36,14 @@ def can_isolate() -> bool:
             capabilities = int(line.split()[1], 16)
             return all(capabilities >> bit & 1 for bit in (12, 21))
     return False
+
+
+
+def why_not_here(system) -> str:
+    if missing_tools():
+        return (f"{' and '.join(missing_tools())} not found on PATH (util-linux, iproute2): "
+                "the loopback launcher needs them")
+    return ""
 
 
 def wrap(argv: list[str]) -> list[str]:

@@ -14,14 +14,24 @@ file, which no network namespace hides. An entry whose `mpirun_args` name hosts 
 
 from __future__ import annotations
 
-from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, loopback, merged_env,
-                              program, threads_flags)
-from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, find_launcher, flavour, rank_count,
-                                         running_as_root)
+from taskbench.launch import loopback
+from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, find_launcher, flavour,
+                                         rank_count, running_as_root)
+from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                                   threads_flags)
 
 # Open MPI's and Hydra's options that place ranks on other hosts.
 HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
                 "--machinefile", "--default-hostfile"}
+
+
+
+def why_not_here(system) -> str:
+    if system.mpi not in (None, *LAUNCHER_NAMES):
+        return f"unknown mpi '{system.mpi}' (known: {', '.join(LAUNCHER_NAMES)})"
+    if find_launcher(system) is None:
+        return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
+    return ""
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:

@@ -7,7 +7,7 @@ cluster after it (its executors and their Python workers too)."""
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import LaunchOptions, LaunchPlan, base_environment, merged_env, program
+from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, program
 from taskbench.provenance import available_cores
 
 CLUSTER_PROGRAM = "spark_cluster"
@@ -16,6 +16,13 @@ CLUSTER_PROGRAM = "spark_cluster"
 def cluster_program(system):
     """The cluster starter beside the system's executable (the same build)."""
     return system.binary_path.parent / CLUSTER_PROGRAM
+
+
+
+def why_not_here(system) -> str:
+    if system.binary_path is not None and not cluster_program(system).is_file():
+        return f"{cluster_program(system)} missing (the build writes it with the Python systems): run the build"
+    return ""
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from taskbench import leftovers, tied
+from taskbench.launch import leftovers, tied
 
 HOST = "127.0.0.1"
 START_SECONDS = 180.0  # two JVMs on a loaded 2-core machine

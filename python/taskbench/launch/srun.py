@@ -5,14 +5,20 @@ from __future__ import annotations
 import shutil
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
-                              threads_flags)
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, rank_count
+from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+                                   threads_flags)
+
+NOT_HERE = "srun not found on PATH (not on a Slurm cluster)"
+
+
+def why_not_here(system) -> str:
+    return NOT_HERE if shutil.which("srun") is None else ""
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if shutil.which("srun") is None:
-        raise UserError("srun not found on PATH (not on a Slurm cluster)", EXIT_ENVIRONMENT)
+        raise UserError(NOT_HERE, EXIT_ENVIRONMENT)
     ranks = rank_count(system, options)
     threads = options.threads_per_rank or system.threads_per_rank
     set_env = base_environment(system, options)

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import units
+from taskbench.measure.system_report import breakdown_of, discovery_of
 from taskbench.studies.preset import PlannedRun, Study, rep_major
 from taskbench.studies.results import StudyResult, cell
-from taskbench.system_report import breakdown_of, discovery_of
 
 SYSTEMS = ("openmp_task", "openmp_task_llvm", "native_dynamic", "native")
 PERSISTENT = "native"  # the persistent graph every other system's discovery is compared with

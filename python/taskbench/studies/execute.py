@@ -18,11 +18,11 @@ import dataclasses
 import random
 import zlib
 
-from taskbench import campaign
-from taskbench.breakdown import why_no_breakdown, with_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.runner import disturbed
+from taskbench.launch.runner import disturbed
+from taskbench.measure import campaign
+from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import fastest
 

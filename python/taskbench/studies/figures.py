@@ -8,8 +8,8 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
-from taskbench.colors import color_for  # noqa: E402
 from taskbench.plots import log_axis, style  # noqa: E402
+from taskbench.plots.colors import color_for  # noqa: E402
 
 
 def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:

@@ -27,8 +27,8 @@ from taskbench.studies.results import StudyResult, cell
 
 IMBALANCES = (0.0, 0.5, 1.0, 2.0)
 PATTERNS = ("stencil_1d", "nearest")
-# nearest with its default radix 3 has stencil_1d's dependencies; radix 5 is the pattern issue 10
-# measures METG on, two more inputs per task.
+# nearest with its default radix 3 has stencil_1d's dependencies; radix 5 gives two more inputs
+# per task (the pattern the METG preset also measures).
 PATTERN_FLAGS = {"stencil_1d": (), "nearest": ("-radix", "5")}
 STATIC = "openmp_for"  # the baseline of the paper: a statically scheduled worksharing loop
 TASK_SYSTEMS = ("openmp_task", "openmp_taskloop", "native", "native_steal")

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from taskbench import campaign
-from taskbench.analysis import analyze, results_record
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.measure import campaign
+from taskbench.measure.analysis import analyze, results_record
+from taskbench.measure.sweep import SweepParams
 from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings, heavy
-from taskbench.sweep import SweepParams
 
 
 def _groups(runnable: list[str], quick: bool) -> list[tuple[str, list[str]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import units
-from taskbench.analysis import CampaignAnalysis, analyze
+from taskbench.measure.analysis import CampaignAnalysis, analyze
 
 
 @dataclass

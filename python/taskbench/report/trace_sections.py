@@ -6,9 +6,9 @@ from __future__ import annotations
 import html
 
 from taskbench import units
-from taskbench.system_report import breakdown_of
-from taskbench.trace_split import split
-from taskbench.traces import stored_traces
+from taskbench.measure.system_report import breakdown_of
+from taskbench.measure.trace_split import split
+from taskbench.measure.traces import stored_traces
 
 
 def _breakdown_shares(run: dict) -> dict | None:

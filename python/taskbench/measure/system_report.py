@@ -1,4 +1,4 @@
-"""Figures that systems add to their JSON report under `system_report` (beyond SPEC.md §5).
+"""Figures that systems add to their JSON report under `system_report` (beyond docs/spec.md §5).
 
   breakdown  native -breakdown, or the OMPT tool in an LLVM OpenMP binary:
              {"seconds": {"elapsed", "work", "overhead", "idle", "discovery"},

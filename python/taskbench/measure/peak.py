@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from taskbench.kernels import kernel_info, peak_kernel, throughput
+from taskbench.measure.kernels import kernel_info, peak_kernel, throughput
 
 
 # An external system whose best throughput is this many times below the machine's peak runs

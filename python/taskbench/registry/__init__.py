@@ -7,9 +7,7 @@ was off and why, its binary is missing, its launcher is not installed).
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -17,49 +15,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from taskbench.breakdown import parse_breakdown
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
-from taskbench.external import resolve_external
-from taskbench.locations import Layout
+from taskbench.launch import why_not_here
+from taskbench.registry.breakdown import parse_breakdown
+from taskbench.registry.external import resolve_external
+from taskbench.registry.locations import Layout
+from taskbench.registry.python_modules import interpreter_of, missing_modules
+from taskbench.registry.system import System
 
-KNOWN_LAUNCHERS = ("local", "mpirun", "srun", "dask", "loopback", "spark", "external")
-
-
-@dataclass
-class System:
-    name: str
-    binary: str
-    folder: Path
-    launcher: str = "local"
-    component: str | None = None
-    language: str = ""
-    description: str = ""
-    cores: str | int = "all"  # "all" (every available core) or a fixed count
-    threads_flag: str | None = None
-    args: list[str] = field(default_factory=list)  # flags always passed first (a variant of a binary)
-    env: dict[str, str] = field(default_factory=dict)
-    paper_row: str = ""
-    default: bool = False
-    ranks: int | None = None  # default MPI ranks (mpirun/srun launchers), worker processes (dask)
-    threads_per_rank: int | None = None
-    mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
-    requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
-    # How to ask for a work/overhead/idle/discovery breakdown (`run --breakdown`, studies):
-    # {args = [...], env = {...}, requires = [...]}, "{build}" standing for the build folder.
-    breakdown: dict | None = None
-    # Another suite's port (taskbench.external): `command` run with the flags, `cores` counted.
-    external: bool = False
-    command: str = ""
-    extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
-    # Filled in by resolve():
-    available: bool = False
-    reason: str = ""
-    binary_path: Path | None = None
-
-    @property
-    def is_mpi(self) -> bool:
-        return self.launcher in ("mpirun", "srun")
-
+__all__ = ["Registry", "System", "read_registry_file", "resolve"]
 
 _KNOWN_KEYS = {f for f in System.__dataclass_fields__} - {"folder", "extra", "available",
                                                             "reason", "binary_path"}
@@ -113,29 +77,11 @@ def _binary_reason(system: System, layout: Layout) -> str:
     return f"binary missing ({system.binary} not in {layout.bin_dir}), run the build"
 
 
-def _launcher_reason(system: System) -> str:
-    if system.launcher not in KNOWN_LAUNCHERS:
-        return f"unknown launcher '{system.launcher}' (known: {', '.join(KNOWN_LAUNCHERS)})"
-    if system.launcher == "mpirun":
-        from taskbench.launch.mpi_common import LAUNCHER_NAMES, find_launcher, flavour
-        if system.mpi not in (None, *LAUNCHER_NAMES):
-            return f"unknown mpi '{system.mpi}' (known: {', '.join(LAUNCHER_NAMES)})"
-        if find_launcher(system) is None:
-            return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
-    if system.launcher == "srun" and shutil.which("srun") is None:
-        return "srun not found on PATH (not on a Slurm cluster)"
-    if system.launcher == "loopback":
-        from taskbench.launch.loopback import missing_tools
-        if missing_tools():
-            return f"{' and '.join(missing_tools())} not found on PATH (util-linux, iproute2): the loopback launcher needs them"
-    if system.launcher in ("dask", "spark") and system.binary_path is not None:
-        from taskbench.launch.dask import cluster_program as dask_cluster
-        from taskbench.launch.spark import cluster_program as spark_cluster
-        cluster_program = dask_cluster if system.launcher == "dask" else spark_cluster
-        if not cluster_program(system).is_file():
-            return f"{cluster_program(system)} missing (the build writes it with the Python systems): run the build"
+def _why_not_here(system: System) -> str:
+    reason = why_not_here(system)  # the launcher's own check
+    if reason:
+        return reason
     if system.requires and system.binary_path is not None:
-        from taskbench.python_modules import interpreter_of, missing_modules
         interpreter = interpreter_of(system.binary_path) or sys.executable
         missing = missing_modules(interpreter, tuple(system.requires))
         if missing:
@@ -158,7 +104,7 @@ def resolve(system: System, layout: Layout) -> System:
         path = None
     if path is not None and path.is_file() and os.access(path, os.X_OK):
         system.binary_path = path
-        system.reason = _launcher_reason(system)
+        system.reason = _why_not_here(system)
     else:
         system.binary_path = None
         system.reason = _binary_reason(system, layout)

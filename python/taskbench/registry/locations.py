@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-# python/taskbench/locations.py -> the repository root, when running from a checkout.
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # taskbench/registry/locations.py -> taskbench/
+# python/taskbench -> the repository root, when running from a checkout.
 SOURCE_ROOT = PACKAGE_DIR.parent.parent
 BUILD_INFO_NAME = "taskbench-build.json"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from taskbench.kernels import throughput
-from taskbench.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
-from taskbench.peak import OwnPeak, PeakTable, load_peaks
-from taskbench.runner import disturbed
-from taskbench.sweep import SweepParams, best_of
-from taskbench.traces import is_trace_run
+from taskbench.launch.runner import disturbed
+from taskbench.measure.kernels import throughput
+from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
+from taskbench.measure.sweep import SweepParams, best_of
+from taskbench.measure.traces import is_trace_run
 
 # Repetitions of one point disagreeing by more than this are flagged in the report.
 POINT_SPREAD_WARNING = 0.25

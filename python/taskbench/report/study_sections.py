@@ -6,9 +6,9 @@ from __future__ import annotations
 import html
 
 from taskbench import studies
-from taskbench.analysis import background_load
-from taskbench.report_html import html_table
-from taskbench.tables import breakdown_table
+from taskbench.measure.analysis import background_load
+from taskbench.report.page import html_table
+from taskbench.report.tables import breakdown_table
 
 
 def _failures(result) -> list[list]:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from taskbench import guard, leftovers, provenance, tied
-from taskbench.external import missing_summary
-from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
+from taskbench import provenance
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, guard, leftovers, plan, tied
 from taskbench.launch.diagnosis import rank_death, signal_name
+from taskbench.launch.external import missing_summary
 from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
-# Exit codes of the systems (SPEC.md §4, §3).
+# Exit codes of the systems (docs/spec.md §4, §3).
 SYSTEM_EXIT_BAD_FLAGS = 2
 SYSTEM_EXIT_VALIDATION = 3
 TAIL_CHARS = 4000
@@ -41,7 +41,7 @@ DISTURBED_CORES = 0.25
 TICK_SECONDS = 0.01
 MEASURABLE_SECONDS = 0.2
 
-# The summary lines every system prints (SPEC.md §5): the fallback for binaries without -json.
+# The summary lines every system prints (docs/spec.md §5): the fallback for binaries without -json.
 _SUMMARY_KEYS = {
     "Total Tasks": ("tasks", int),
     "Total Dependencies": ("dependencies", int),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import subprocess
 
-from taskbench import tied
-from taskbench.locations import Layout
+from taskbench.launch import tied
 from taskbench.provenance import available_cores
+from taskbench.registry.locations import Layout
 
 PROBE = "bench_exchange_floor"
 CHANGED_FACTOR = 2.0  # start and end this far apart: the placement changed during the campaign

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from taskbench import _core
-from taskbench.app import run_task_in_worker
+from taskbench.engine.app import run_task_in_worker
 
 _applied = None  # the switches this worker process was set up with
 

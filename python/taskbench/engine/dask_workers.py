@@ -24,7 +24,7 @@ def _setup(fault: str, tracing: bool) -> int:
         os.environ.pop("TASKBENCH_FAULT", None)
     _core.worker_setup(tracing)
     _core.take_note(1)
-    import taskbench.app  # noqa: F401  (run_task's module: imported now, not by the first task)
+    import taskbench.engine.app  # noqa: F401  (run_task's module: imported now, not by the first task)
     return os.getpid()
 
 

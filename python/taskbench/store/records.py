@@ -1,11 +1,11 @@
-"""Turns a RunOutcome into the row the store keeps: figures plus full provenance."""
+"""Turns a run's outcome (taskbench.launch.runner.RunOutcome, or anything with its fields) into
+the row the store keeps: figures plus full provenance."""
 
 from __future__ import annotations
 
 import os
 
 from taskbench import provenance
-from taskbench.runner import RunOutcome
 
 
 def flag_value(flags: list[str], name: str) -> str | None:
@@ -40,7 +40,7 @@ def graph_fields(flags: list[str], report: dict | None) -> dict:
             "radix": _int(flag_value(flags, "-radix"))}
 
 
-def make_record(outcome: RunOutcome, *, campaign: str, key: str, system, flags: list[str],
+def make_record(outcome, *, campaign: str, key: str, system, flags: list[str],
                 rep: int | None, git_revision: str | None) -> dict:
     report = outcome.report or {}
     harness_machine = provenance.machine()
@@ -76,7 +76,7 @@ def make_record(outcome: RunOutcome, *, campaign: str, key: str, system, flags: 
     return record
 
 
-def _cores_of(system, outcome: RunOutcome) -> int:
+def _cores_of(system, outcome) -> int:
     """Cores a failed run would have used (it wrote no report): from the registry entry."""
     if isinstance(system.cores, int):
         return system.cores * (outcome.ranks or 1)

@@ -1,4 +1,4 @@
-"""Efficiency and METG (SPEC.md §6, the Task Bench paper §IV). Pure functions, no I/O.
+"""Efficiency and METG (docs/spec.md §6, the Task Bench paper §IV). Pure functions, no I/O.
 
 Efficiency of a run = its throughput / the machine's peak for that kernel and core count.
 METG(x) of one repetition's curve = the smallest task granularity whose efficiency is still

@@ -11,7 +11,7 @@ from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import EngFormatter  # noqa: E402
 
-from taskbench.colors import color_for  # noqa: E402
+from taskbench.plots.colors import color_for  # noqa: E402
 
 # Timesteps a Gantt chart shows at most: more and the tasks are too thin to see.
 WINDOW_STEPS = 8

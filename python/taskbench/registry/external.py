@@ -12,26 +12,11 @@ counts them for task granularity and for the peak its efficiency is measured aga
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
-
-# The summary lines an external command must print (the original Task Bench's report).
-REQUIRED_SUMMARY = {"tasks": "Total Tasks", "flops": "Total FLOPs", "bytes": "Total Bytes",
-                    "elapsed_seconds": "Elapsed Time"}
-
-
-def split_command(command: str, where: str) -> list[str]:
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise UserError(f"{where}: COMMAND '{command}': {exc}", EXIT_USAGE)
-    if not words:
-        raise UserError(f"{where}: COMMAND is empty", EXIT_USAGE)
-    return words
+from taskbench.launch.external import program_path, split_command
+from taskbench.registry.system import System
 
 
 def parse_spec(text: str) -> tuple[str, int, str]:
@@ -52,15 +37,6 @@ def parse_spec(text: str) -> tuple[str, int, str]:
         raise UserError(f"{where}: CORES '{cores_text}' must be a positive whole number", EXIT_USAGE)
     split_command(command, where)
     return name, cores, command.strip()
-
-
-def program_path(first_word: str) -> Path | None:
-    """The command's executable: a path as given, else looked up on PATH."""
-    if "/" in first_word:
-        path = Path(first_word)
-        return path.resolve() if path.is_file() and os.access(path, os.X_OK) else None
-    found = shutil.which(first_word)
-    return Path(found) if found else None
 
 
 def resolve_external(system) -> None:
@@ -84,7 +60,6 @@ def resolve_external(system) -> None:
 def add_externals(registry, externals: dict[str, dict]) -> None:
     """Adds `--external` systems ({name: {"cores": N, "command": "..."}}) to the registry;
     one that cannot run is an error now, not a campaign of failed runs."""
-    from taskbench.registry import System
     for name, spec in externals.items():
         if name in registry.systems and not registry.systems[name].external:
             raise UserError(f"--external {name}: a registry system already has that name", EXIT_USAGE)
@@ -105,8 +80,3 @@ def externals_from_specs(specs: list[str] | None) -> dict[str, dict]:
             raise UserError(f"--external {name}: given twice", EXIT_USAGE)
         out[name] = {"cores": cores, "command": command}
     return out
-
-
-def missing_summary(figures: dict) -> list[str]:
-    """The required summary lines absent from a parsed summary."""
-    return [label for key, label in REQUIRED_SUMMARY.items() if figures.get(key) is None]

@@ -40,10 +40,10 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from taskbench.kernels import throughput
-from taskbench.metg import CurvePoint, efficiency, metg_of_curve, summarize
-from taskbench.peak import PeakTable
-from taskbench.runner import disturbed
+from taskbench.launch.runner import disturbed
+from taskbench.measure.kernels import throughput
+from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, summarize
+from taskbench.measure.peak import PeakTable
 
 Unit = tuple[str, int, int]  # (system, iter, rep): one point of one repetition's curve
 RETRY_MAX_SECONDS = 1.0  # runs longer than this are not repeated for precision
@@ -79,7 +79,7 @@ class SweepParams:
     max_spread: float = 0.10
     rechecks: int = 2  # rounds of extra tries while the repetitions still disagree
     # `--external` systems of this campaign, {name: {"cores": N, "command": "..."}}: stored, so
-    # that a resumed campaign runs the same commands (taskbench.external).
+    # that a resumed campaign runs the same commands (taskbench.registry.external).
     externals: dict = field(default_factory=dict)
     graphs: int = 1  # identical task graphs run at once (`-and`), as the paper's Fig. 9d and 11
 

@@ -5,7 +5,7 @@ Task (t, i) of graph g is the key ("task-g", t, i), computed by run_task(graph, 
 its inputs are the keys of its producers in row t-1 (Graph.dependencies, in the order the core
 validates), so Dask itself moves each output to its consumers and frees it after the last one."""
 
-from taskbench.app import run_task
+from taskbench.engine.app import run_task
 
 
 def key(g, t: int, i: int) -> tuple:

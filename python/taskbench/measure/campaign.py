@@ -7,13 +7,14 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from taskbench import placement, provenance
+from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.peak import load_peaks
-from taskbench.records import make_record
-from taskbench.runner import DISTURBED_CORES, run_once
-from taskbench.sweep import Planner, SweepParams, run_key
+from taskbench.launch.runner import DISTURBED_CORES, run_once
+from taskbench.measure import placement
+from taskbench.measure.peak import load_peaks
+from taskbench.measure.sweep import Planner, SweepParams, run_key
+from taskbench.store.records import make_record
 
 
 @dataclass

@@ -30,7 +30,7 @@ available_cores = _core.available_cores
 
 # The parser's ceiling for thread and process counts (taskbench::kMaxWorkerThreads).
 MAX_WORKERS = 4096
-# The core's exit status for a failed validation (SPEC.md §3).
+# The core's exit status for a failed validation (docs/spec.md §3).
 VALIDATION_EXIT = 3
 # Exit status of a system whose engine is not installed (the harness's "environment" status).
 EXIT_MISSING_ENGINE = 4

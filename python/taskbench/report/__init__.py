@@ -7,13 +7,13 @@ import html
 from pathlib import Path
 
 from taskbench import units
-from taskbench.analysis import analyze
-from taskbench.kernels import unit
-from taskbench.report_html import Figures, html_table
-from taskbench.report_traces import trace_section
-from taskbench.report_studies import breakdown_section, study_sections
+from taskbench.measure.analysis import analyze
+from taskbench.measure.kernels import unit
+from taskbench.report.page import Figures, html_table
+from taskbench.report.study_sections import breakdown_section, study_sections
+from taskbench.report.tables import campaign_title, failures_table, metg_table
+from taskbench.report.trace_sections import trace_section
 from taskbench.studies import execute, results
-from taskbench.tables import campaign_title, failures_table, metg_table
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 84em; color: #222; }
@@ -98,7 +98,8 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
     analyses = [analyze(store, n) for n in names if kinds[n] == "metg"]
     study_results = [results.load(store, n) for n in names if kinds[n] == execute.KIND]
     try:
-        from taskbench import plots, plots_trace
+        from taskbench import plots
+        from taskbench.plots import trace as plots_trace
     except ImportError:
         plots = plots_trace = None
         console.warn("matplotlib is not installed: the report has tables but no figures")

@@ -1,6 +1,6 @@
 """What each kernel's efficiency is measured in, and where a sweep of it starts.
 
-Efficiency needs counted work: FLOPs for compute kernels, bytes for memory kernels (SPEC.md §2).
+Efficiency needs counted work: FLOPs for compute kernels, bytes for memory kernels (docs/spec.md §2).
 Kernels that count nothing (empty, busy_wait) have no efficiency and hence no METG.
 """
 

@@ -23,8 +23,8 @@ from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 from matplotlib.ticker import EngFormatter, NullFormatter  # noqa: E402
 
 from taskbench import units  # noqa: E402
-from taskbench.colors import color_for  # noqa: E402
-from taskbench.kernels import unit  # noqa: E402
+from taskbench.measure.kernels import unit  # noqa: E402
+from taskbench.plots.colors import color_for  # noqa: E402
 
 _MARKERS = "osD^v<>pPX*h"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from taskbench import units
-from taskbench.kernels import unit
-from taskbench.system_report import BREAKDOWN_PARTS, breakdown_of
+from taskbench.measure.kernels import unit
+from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
 
 
 def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:

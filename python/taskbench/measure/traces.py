@@ -19,10 +19,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from taskbench.breakdown import why_no_breakdown, with_breakdown
 from taskbench.launch import LaunchOptions
-from taskbench.records import make_record
-from taskbench.runner import run_once
+from taskbench.launch.runner import run_once
+from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
+from taskbench.store.records import make_record
 
 KEY_PREFIX = "trace/"
 # Above this many task events the stored trace keeps the earliest ones (the Gantt shows a window).

@@ -1,0 +1,52 @@
+"""What every launcher shares: the run's launch options, the plan a launcher returns, and the
+environment and flags common to all of them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+@dataclass
+class LaunchOptions:
+    ranks: int | None = None  # --ranks: MPI ranks, or --workers: a Dask cluster's worker processes
+    threads_per_rank: int | None = None  # --threads-per-rank
+    launcher: str | None = None  # --launcher: srun instead of mpirun for an MPI system
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class LaunchPlan:
+    argv: list[str]
+    env: dict[str, str]  # the full environment of the child process
+    set_env: dict[str, str]  # what the harness added on top of its own environment (provenance)
+    ranks: int = 1
+    threads_per_rank: int | None = None
+
+
+def base_environment(system, options: LaunchOptions) -> dict[str, str]:
+    """The variables the harness sets for this system: registry env, then the user's extras."""
+    env = dict(system.env)
+    if options.threads_per_rank:
+        # OpenMP-based systems read OMP_NUM_THREADS when they have no threads flag.
+        env["OMP_NUM_THREADS"] = str(options.threads_per_rank)
+    env.update(options.extra_env)
+    return env
+
+
+def program(system) -> list[str]:
+    """The binary and the registry entry's own flags, which come before the run's."""
+    return [str(system.binary_path), *system.args]
+
+
+def threads_flags(system, options: LaunchOptions) -> list[str]:
+    threads = options.threads_per_rank or system.threads_per_rank
+    if threads and system.threads_flag:
+        return [system.threads_flag, str(threads)]
+    return []
+
+
+def merged_env(set_env: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(set_env)
+    return env

@@ -1,0 +1,43 @@
+"""One registry entry: a system, as its systems/<folder>/system.toml describes it, and whether
+it can run here (filled in by the registry)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class System:
+    name: str
+    binary: str
+    folder: Path
+    launcher: str = "local"
+    component: str | None = None
+    language: str = ""
+    description: str = ""
+    cores: str | int = "all"  # "all" (every available core) or a fixed count
+    threads_flag: str | None = None
+    args: list[str] = field(default_factory=list)  # flags always passed first (a variant of a binary)
+    env: dict[str, str] = field(default_factory=dict)
+    paper_row: str = ""
+    default: bool = False
+    ranks: int | None = None  # default MPI ranks (mpirun/srun launchers), worker processes (dask)
+    threads_per_rank: int | None = None
+    mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
+    requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
+    # How to ask for a work/overhead/idle/discovery breakdown (`run --breakdown`, studies):
+    # {args = [...], env = {...}, requires = [...]}, "{build}" standing for the build folder.
+    breakdown: dict | None = None
+    # Another suite's port (taskbench.registry.external): `command` run with the flags, `cores` counted.
+    external: bool = False
+    command: str = ""
+    extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
+    # Filled in by resolve():
+    available: bool = False
+    reason: str = ""
+    binary_path: Path | None = None
+
+    @property
+    def is_mpi(self) -> bool:
+        return self.launcher in ("mpirun", "srun")
