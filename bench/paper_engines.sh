@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paper's remaining engines that run here (issue 12): charm4py and tensorflow beside serial,
+# The paper's remaining engines that run here: charm4py and tensorflow beside serial,
 # native and dask, METG(50%) on stencil_1d 1000 x 2, compute_bound, in one interleaved campaign;
 # spark, whose every timestep is a Spark job of a fraction of a second, in a campaign of
 # SPARK_STEPS (default 10) steps with serial and dask beside it. Then the empty-task overhead of

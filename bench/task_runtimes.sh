@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C++ and Rust task runtimes users compare (issue 13) beside openmp_for, openmp_task and
+# The C++ and Rust task runtimes users compare, beside openmp_for, openmp_task and
 # native: METG(50%) on stencil_1d and nearest radix 5, 1000 steps x 2 points, compute_bound, one
 # harness campaign per pattern, so every ratio is taken within one interleaved run. Then the
 # empty-task overhead of the same systems (bench/system_overhead.py, best of interleaved rounds)

@@ -28,8 +28,7 @@ scripts/install-deps.sh || { echo "FAILED stage: install dependencies"; exit 1; 
 stage "build (release)" scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 stage "build (ASan+UBSan)" scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTASKBENCH_SANITIZE=address,undefined
-stage "build (native runtime, TSan)" scripts/build.sh -S runtime build-tsan -DTBRT_SANITIZE=thread \
-  -DTBRT_BUILD_BENCH=OFF
+stage "build (native runtime, TSan)" scripts/build.sh -S runtime build-tsan -DTBRT_SANITIZE=thread
 stage "build (native systems, TSan)" scripts/build.sh build-tsan-native -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTASKBENCH_SANITIZE=thread -DTASKBENCH_WITH_OPENMPI=OFF -DTASKBENCH_WITH_MPICH=OFF \
   -DTASKBENCH_WITH_MPI_OPENMP=OFF -DTASKBENCH_WITH_OPENMP_FOR=OFF -DTASKBENCH_WITH_OPENMP_TASK=OFF \

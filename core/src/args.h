@@ -1,4 +1,4 @@
-// Command-line parsing (SPEC §4): the original Task Bench flags, the additions, and flags that
+// Command-line parsing (docs/spec.md §4): the original Task Bench flags, the additions, and flags that
 // systems declare. Errors are UsageError with one line naming the flag, the value and what is
 // allowed; the App prints it and exits with status 2.
 #pragma once

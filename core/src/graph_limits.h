@@ -1,5 +1,5 @@
 // Limits a graph must meet before anything runs, checked while parsing (exit status 2):
-//  - its totals (tasks, dependencies, FLOPs, bytes: SPEC §5) can be counted in 64 bits, so the
+//  - its totals (tasks, dependencies, FLOPs, bytes: docs/spec.md §5) can be counted in 64 bits, so the
 //    report is exact and no count overflows (signed overflow is undefined behaviour);
 //  - the buffers systems allocate for it (two rows of outputs and one scratch per point, as
 //    PointBuffers lays them out) fit in this machine's physical memory, so a system never

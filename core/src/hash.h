@@ -1,4 +1,4 @@
-// The one documented hash of taskbench (SPEC §1, docs/spec.md "Random patterns"): every
+// The one documented hash of taskbench (docs/spec.md §1, "Random patterns"): every
 // language binding computes it identically, so every system runs the same random graph.
 //   h = mix64(seed ^ domain); for each value v: h = mix64(h ^ (uint64)v); u = (h >> 11) * 2^-53
 // mix64 is the splitmix64 finalizer.

@@ -1,4 +1,4 @@
-// Dependence patterns (SPEC §1) as inline functions: shapes, dependence sets, the relation and
+// Dependence patterns (docs/spec.md §1) as inline functions: shapes, dependence sets, the relation and
 // its inverse, each computed directly from the pattern's formula (never by scanning the width).
 // Internal: graph.cc wraps them for the C API; execute/validate call them without a call per
 // query on the hot path.

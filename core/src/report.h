@@ -1,4 +1,4 @@
-// The summary lines of the original Task Bench and the versioned JSON report (SPEC §5).
+// The summary lines of the original Task Bench and the versioned JSON report (docs/spec.md §5).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Exact task, dependence, FLOP and byte totals of a set of graphs (SPEC §5).
+// Exact task, dependence, FLOP and byte totals of a set of graphs (docs/spec.md §5).
 #pragma once
 
 #include <vector>

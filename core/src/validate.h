@@ -1,4 +1,4 @@
-// Task validation (SPEC §3): identities written into outputs and checked in inputs.
+// Task validation (docs/spec.md §3): identities written into outputs and checked in inputs.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Flags (SPEC §4): every invalid value is one UsageError naming the flag and what is allowed.
+// Flags (docs/spec.md §4): every invalid value is one UsageError naming the flag and what is allowed.
 #include <gtest/gtest.h>
 
 #include "../src/args.h"

@@ -15,7 +15,7 @@ struct IntFlag {
   std::vector<long> typical;  // values that keep lines cheap and mostly valid
 };
 
-// Bounds as SPEC §4 and args.cc give them; the fuzz test probes each one and one beyond.
+// Bounds as docs/spec.md §4 and args.cc give them; the fuzz test probes each one and one beyond.
 const std::vector<IntFlag>& graph_int_flags() {
   static const std::vector<IntFlag> flags = {
       {"-steps", 1, k60, {1, 2, 3, 4, 5, 7, 9, 16, 64, 1000}},

@@ -1,4 +1,4 @@
-// Flag fuzz test (issue 9, "bad input, everywhere"): seeded random command lines
+// Flag fuzz test ("bad input, everywhere"): seeded random command lines
 // (flag_lines.h) through the core's parser. Every line must either parse, or be rejected with a
 // UsageError whose message is one line of printable text naming a flag; nothing else may
 // escape, crash, hang or upset a sanitizer. Every accepted graph is checked against its flags

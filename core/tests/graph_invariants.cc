@@ -31,7 +31,7 @@ std::vector<Interval> intervals_of(std::vector<long> points) {
   return out;
 }
 
-// SPEC §1's raw relation of point i for dependence set d as intervals, in 128-bit arithmetic
+// docs/spec.md §1's raw relation of point i for dependence set d as intervals, in 128-bit arithmetic
 // where a product can exceed 64 bits (spec_patterns.h lists every point and computes in long,
 // which 2^60-wide rows cannot afford). Random patterns only for windows of at most 4096.
 bool spec_raw_dependencies(const task_graph_t& g, long d, long i, std::vector<Interval>* out) {

@@ -37,7 +37,7 @@ TEST(Limits, OutputsThatCannotFitInMemoryAreRejected) {
   EXPECT_EQ(head(error_of({"-width", "1000", "-output", "1024"}, 1 << 20)),
             "-output: invalid value '1024'; expected at most 512");
   EXPECT_NO_THROW(parse({"-width", "1000", "-output", "512"}, 1 << 20));
-  // The example of issue 9: even 16-byte outputs cannot fit, so -width is named.
+  // 10^12 points of 4 GiB outputs: even 16-byte outputs cannot fit, so -width is named.
   const std::string e = error_of({"-width", "1000000000000", "-output", "4294967296"});
   EXPECT_EQ(head(e), "-width: invalid value '1000000000000'; expected at most 8");
   EXPECT_NE(e.find("this machine has 64.0 GiB"), std::string::npos) << e;

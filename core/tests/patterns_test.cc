@@ -1,4 +1,4 @@
-// Every pattern against the brute-force definition of SPEC §1 (spec_patterns.h), on a grid of
+// Every pattern against the brute-force definition of docs/spec.md §1 (spec_patterns.h), on a grid of
 // widths 1..17, steps 1..9, radix 0..9, period 1..4 and fraction 0, 0.5, 1.
 #include <gtest/gtest.h>
 

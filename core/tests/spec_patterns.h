@@ -1,4 +1,4 @@
-// An independent, brute-force formulation of SPEC §1, written from the table and not from
+// An independent, brute-force formulation of docs/spec.md §1, written from the table and not from
 // graph.cc: dependence sets as plain sorted point lists. The tests compare the core to it.
 #pragma once
 
@@ -27,7 +27,7 @@ inline Points in_range(const Points& p, long lo, long hi) {
   return normalized(out);
 }
 
-// The documented hash (SPEC §1, docs/spec.md): splitmix64 finalizer chained over the values.
+// The documented hash (docs/spec.md §1): splitmix64 finalizer chained over the values.
 inline uint64_t splitmix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;

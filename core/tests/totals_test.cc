@@ -1,4 +1,4 @@
-// Exact totals for hand-computed cases (SPEC §2 counts, SPEC §5 totals).
+// Exact totals for hand-computed cases (docs/spec.md §2 counts, docs/spec.md §5 totals).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Validation (SPEC §3): every kind of wrong input ends the run with status 3 and a message
+// Validation (docs/spec.md §3): every kind of wrong input ends the run with status 3 and a message
 // naming graph, task, input, expected and found; and the fault switch that proves it fires.
 #include <gtest/gtest.h>
 

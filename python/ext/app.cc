@@ -64,7 +64,7 @@ void report(const taskbench::App& app, double elapsed, const std::optional<std::
 }  // namespace
 
 void bind_app(nb::module_& m) {
-  nb::class_<taskbench::App>(m, "App", "The run's flags and graphs, and its report (SPEC.md §4, §5).")
+  nb::class_<taskbench::App>(m, "App", "The run's flags and graphs, and its report (docs/spec.md §4, §5).")
       .def("__init__", &construct, nb::arg("argv"), nb::arg("system"),
            nb::arg("flags") = std::vector<FlagSpec>{}, nb::arg("width_defaults_to_cores") = false,
            nb::arg("version") = "",

@@ -95,7 +95,7 @@ void bind_graph(nb::module_& m) {
   // A failed validation in a worker set up with validation_raises (worker.cc): the task's
   // error, its message the core's one line, for the engine to carry to the driver.
   nb::exception<taskbench::ValidationFailure>(m, "ValidationError");
-  nb::class_<TaskGraph>(m, "Graph", "One task graph of the run (SPEC.md §1).")
+  nb::class_<TaskGraph>(m, "Graph", "One task graph of the run (docs/spec.md §1).")
       .def_prop_ro("index", &TaskGraph::index)
       .def_prop_ro("timesteps", &TaskGraph::timesteps)
       .def_prop_ro("max_width", &TaskGraph::max_width)

@@ -7,7 +7,7 @@
 // block whose rows look the same: the same dependence sets (the relation repeats every
 // dependence_sets() rows), the same buffer parity, and the same row shapes for its rows and
 // the two before it (they decide the edges). Rows of dom and tree change shape, but in every
-// pattern offset(t) and offset(t)+width(t) never decrease (SPEC section 1), so a block whose
+// pattern offset(t) and offset(t)+width(t) never decrease (docs/spec.md §1), so a block whose
 // first and last rows agree has one shape throughout: that O(1) test decides reuse. So
 // periodic patterns build one graph (two when the block length does not divide the steps:
 // the head block is then shorter), dom and tree also build each block where rows change

@@ -5,10 +5,8 @@
 // Tasks are created in windows of at most 64 per thread, each window closed by the barrier of
 // its `single`. libgomp stops deferring tasks once a team holds more than 64 per thread: the
 // creator then runs each new task itself, after waiting for its inputs, which lie a window of
-// rows ahead of the work. Measured interleaved (stencil_1d, 1000 x 2, 2 threads, best of 5),
-// against openmp_for's time: created all at once 1.53x at 45 us tasks and 2.7x at 3 us; in
-// windows 1.02x and 1.6x. LLVM's libomp gains too (1.11x to 1.05x, 1.83x to 1.52x), so both
-// builds use the same windows.
+// rows ahead of the work. LLVM's libomp gains from the windows too, so both builds use them
+// (figures: README.md, "Creation windows").
 #include <omp.h>
 
 #include <algorithm>
@@ -46,10 +44,10 @@ void spawn(const taskbench::PointBuffers& b, long t, long i, int priority,
 // Output buffers per column: one more than the rows a window can span, so a task never
 // overwrites a buffer that a pending task of its window still reads. Its `out` dependence then
 // finds no earlier access to wait for: libgomp links each write-after-read edge with a
-// malloc'd list entry, and with 2 buffers every task had 3 or more of them (stencil_1d, 2
-// threads, best of 15 interleaved: 2000 tasks of 0.3 us took 3.15 ms with 2, 1.71 ms with 67;
-// openmp_for 0.67 ms). Capped at kFieldBytes per graph: fewer fields stay correct, since the
-// out dependence orders the overwrite after its readers; they only cost those edges.
+// malloc'd list entry, and with 2 buffers every task had 3 or more of them (figures: README.md,
+// "An output buffer per row of a window"). Capped at kFieldBytes per graph: fewer fields stay
+// correct, since the out dependence orders the overwrite after its readers; they only cost
+// those edges.
 constexpr size_t kFieldBytes = size_t(64) << 20;
 
 int output_fields(const taskbench::TaskGraph& g, long window, long narrowest_row) {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 P60 = 1 << 60
 
-# (flag, min, max, typical values): the bounds of SPEC §4 / args.cc.
+# (flag, min, max, typical values): the bounds of docs/spec.md §4 / args.cc.
 GRAPH_INT_FLAGS = [
     ("-steps", 1, P60, [1, 2, 3, 4, 5, 9, 64, 1000]),
     ("-width", 1, P60, [1, 2, 3, 4, 5, 7, 13, 64, 1000, 1 << 20]),

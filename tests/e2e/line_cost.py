@@ -2,7 +2,7 @@
 flag fuzz test (test_fuzz_flags.py) runs only lines that finish in a blink and a timeout really
 means a hang: a valid line such as -steps 1152921504606846976 legitimately runs for ever.
 
-The parse below follows SPEC §4 for lines the core has already accepted (the test asks the
+The parse below follows docs/spec.md §4 for lines the core has already accepted (the test asks the
 system itself first, with -h appended), so every flag has its value right after it."""
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def parse_accepted(args: list[bytes], system_flags: dict[str, bool], default_wid
 
 
 def row_widths(g: Graph) -> int:
-    """Exact task count of a graph (SPEC §1 shapes), for lines cheap enough to run."""
+    """Exact task count of a graph (docs/spec.md §1 shapes), for lines cheap enough to run."""
     if g.type == "dom":
         return sum(min(g.width, t + 1, g.steps - t) for t in range(g.steps))
     if g.type == "tree":

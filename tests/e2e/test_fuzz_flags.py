@@ -1,4 +1,4 @@
-"""Flag fuzz test of every built system (issue 9, "bad input, everywhere"): seeded random command
+"""Flag fuzz test of every built system ("bad input, everywhere"): seeded random command
 lines (flag_lines.py) run against each system binary of the registry. Every run must exit with
 0 or 2, never anything else, and within the timeout:
   - 2: stderr is one or two lines of printable text, stdout is empty;
@@ -285,7 +285,8 @@ def test_random_flag_lines(system, tmp_path):
 
 
 # Lines the core must reject before allocating or computing anything: graphs beyond this
-# machine's memory (issue 9's example), totals beyond 64 bits, files that cannot be written.
+# machine's memory (e.g. 10^12 points of 4 GiB outputs), totals beyond 64 bits, files that
+# cannot be written.
 # Two graphs that each take 60% of this machine's memory (256 bytes per point: two outputs of
 # one 128-byte stride) fit alone, not together.
 HALF_MEMORY_WIDTH = str(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 6 // 10 // 256).encode()

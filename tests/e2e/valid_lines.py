@@ -2,7 +2,7 @@
 (test_valid_configs.py). flag_lines.py draws mostly invalid lines to test the
 parser; these are all valid, so that every line reaches execution: 1 to 3 graphs joined by -and,
 every pattern with a radix, period and fraction that fit it, every kernel with the scratch it
-needs (SPEC §4, core/src/args.cc: check_graph), outputs from 16 bytes to 64 KiB, flags in any
+needs (docs/spec.md §4, core/src/args.cc: check_graph), outputs from 16 bytes to 64 KiB, flags in any
 order and sometimes left at their defaults.
 
 Each line is small enough to run in milliseconds (line_cost.py's estimate, and a cap on the tasks
@@ -79,7 +79,7 @@ class ValidLines:
             sample = rng.choice([1, 2, 3, 4, 8, 16])
             if sample != 16 or self.sometimes(0.5):
                 flags["-sample"] = sample
-            # A positive multiple of 16 x -sample (SPEC §4).
+            # A positive multiple of 16 x -sample (docs/spec.md §4).
             flags["-scratch"] = 16 * sample * rng.randint(1, 16)
             flags["-iter"] = rng.randint(0, 8)
         elif kernel == "compute_dgemm":

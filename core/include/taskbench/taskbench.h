@@ -4,7 +4,7 @@
  * to the core. The names and signatures of the original Task Bench C API (task_graph_t,
  * task_graph_dependencies, app_create, app_report_timing, ...) are kept so that existing
  * system implementations compile unchanged; the `_into` functions are the allocation-free
- * versions that new systems should use on hot paths. See SPEC.md for the semantics. */
+ * versions that new systems should use on hot paths. See docs/spec.md for the semantics. */
 #ifndef TASKBENCH_TASKBENCH_H
 #define TASKBENCH_TASKBENCH_H
 

@@ -1,4 +1,4 @@
-// Kernel dispatch and the exact per-task FLOP and byte counts of SPEC §2.
+// Kernel dispatch and the exact per-task FLOP and byte counts of docs/spec.md §2.
 #include <cmath>
 
 #include "../hash.h"

@@ -1,7 +1,7 @@
 """Figures of tools/ompt_breakdown/README.md: the tool's own cost (elapsed with and without it)
 and the breakdown of openmp_task_llvm beside native's, on one graph, runs interleaved, best of N.
 
-    .venv/bin/python tools/ompt_breakdown/measure.py [--build build] [--repeats 5]
+    .venv/bin/python bench/ompt_breakdown.py [--build build] [--repeats 5]
 """
 from __future__ import annotations
 

@@ -2,14 +2,14 @@
 # Figures of the MPI systems on this machine:
 #   1. per-task overhead: empty kernel, elapsed x cores / tasks, best of REPS runs, at each of
 #      WIDTHS (2: one column per rank, every step waits for one message; 64: 32 per rank);
-#   2. the floor: a bare MPI exchange loop (exchange_floor.c) per implementation;
+#   2. the floor: a bare MPI exchange loop (mpi_exchange_floor.c) per implementation;
 #   3. METG(50%) through the harness (when python/taskbench exists), compute_bound, width 2.
 # On stencil_1d and nearest radix 5, STEPS timesteps, RANKS ranks.
-# Usage: systems/mpi/bench.sh [build-dir]   (env: REPS=10 STEPS=1000 WIDTHS="2 64" RANKS=2 METG=1)
+# Usage: bench/mpi_systems.sh [build-dir]   (env: REPS=10 STEPS=1000 WIDTHS="2 64" RANKS=2 METG=1)
 # Busy-polling ranks are sensitive to anything else running: on a shared machine take the
 # figures as noisy upper bounds.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 reps=${REPS:-10} steps=${STEPS:-1000} widths=${WIDTHS:-"2 64"} ranks=${RANKS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -56,15 +56,15 @@ for width in $widths; do
   done
 done
 
-# The floor: the same calls with no task and no plan (exchange_floor.c), per implementation.
+# The floor: the same calls with no task and no plan (mpi_exchange_floor.c), per implementation.
 echo
-echo "# floor, bare MPI between 2 ranks, 16 bytes, best of $reps x $steps steps (exchange_floor.c):"
+echo "# floor, bare MPI between 2 ranks, 16 bytes, best of $reps x $steps steps (mpi_exchange_floor.c):"
 echo "# exchange = MPI_Isend + MPI_Irecv + MPI_Waitall per step, one-way = half a ping-pong"
 printf '%-18s %12s %12s\n' mpi exchange_us one_way_us
 for flavor in openmpi mpich; do
   cc=$(command -v "mpicc.$flavor") || continue
   mpirun=$(launcher "x_$flavor") || continue
-  "$cc" -O2 "$root/systems/mpi/exchange_floor.c" -o "$work/floor_$flavor"
+  "$cc" -O2 "$root/bench/mpi_exchange_floor.c" -o "$work/floor_$flavor"
   read -r exchange one_way < <("$mpirun" -np 2 "$work/floor_$flavor" "$steps" "$reps")
   printf '%-18s %12s %12s\n' "$flavor" "$exchange" "$one_way"
 done

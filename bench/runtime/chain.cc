@@ -27,22 +27,26 @@ void spawn_next(void* rt, std::int64_t left, std::int64_t) {
   if (left > 1) static_cast<tbrt::Runtime*>(rt)->spawn(&spawn_next, rt, left - 1);
 }
 
-template <class F>
-double best_of(int reps, F run) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    double t = run();
-    if (t < best) best = t;
-  }
-  return best;
-}
-
 void check(std::int64_t expected) {
   if (g_count != expected) {
     std::fprintf(stderr, "ran %lld tasks, expected %lld\n", (long long)g_count, (long long)expected);
     std::exit(1);
   }
   g_count = 0;
+}
+
+// Best (shortest) seconds of `reps` runs of `body`, each checked to have run `n` tasks.
+template <class F>
+double best_of(int reps, std::int64_t n, F body) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    auto t = Clock::now();
+    body();
+    const double s = seconds_since(t);
+    check(n);
+    if (s < best) best = s;
+  }
+  return best;
 }
 
 void bench(tbrt::QueueMode mode, const char* name, std::int64_t n, int reps) {
@@ -63,29 +67,13 @@ void bench(tbrt::QueueMode mode, const char* name, std::int64_t n, int reps) {
   }
   g.finalize();
   const double build = seconds_since(t0);
-  const double persistent = best_of(reps, [&] {
-    auto t = Clock::now();
-    rt.run(g);
-    double s = seconds_since(t);
-    check(n);
-    return s;
-  });
-  const double measured = best_of(reps, [&] {
-    auto t = Clock::now();
-    rt_measured.run(g);
-    double s = seconds_since(t);
-    check(n);
-    return s;
-  });
+  const double persistent = best_of(reps, n, [&] { rt.run(g); });
+  const double measured = best_of(reps, n, [&] { rt_measured.run(g); });
   g = tbrt::Graph();  // free its memory
 
-  const double spawn = best_of(reps, [&] {
-    auto t = Clock::now();
+  const double spawn = best_of(reps, n, [&] {
     rt.spawn(&spawn_next, &rt, n);
     rt.wait();
-    double s = seconds_since(t);
-    check(n);
-    return s;
   });
 
   double best_create = 1e30, best_exec = 1e30;

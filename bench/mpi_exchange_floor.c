@@ -2,9 +2,9 @@
  *   exchange: both ranks send one 16-byte message per step and wait for the other's (the
  *             calls mpi_p2p makes: MPI_Isend, MPI_Irecv, wait for both);
  *   one-way:  half a ping-pong round trip, the latency any dependent step must wait.
- * bench.sh compiles it with each implementation's wrapper and prints it beside the systems.
- * Usage: mpirun -np 2 exchange_floor [steps [reps]]: the best of reps runs (default 1000 steps,
- * 10 runs, as bench.sh's system runs), in us per step: "exchange one-way". */
+ * mpi_systems.sh compiles it with each implementation's wrapper and prints it beside the
+ * systems. Usage: mpirun -np 2 exchange_floor [steps [reps]]: the best of reps runs (default
+ * 1000 steps, 10 runs, as mpi_systems.sh's system runs), in us per step: "exchange one-way". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

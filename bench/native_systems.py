@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Figures for the native systems (README.md of this folder shows a run):
+"""Figures for the native systems (systems/native/README.md shows a run):
 
 1. chain: ns per task of a 10^7-task chain on one worker (native, native_fifo, native_dynamic,
-   serial), and the runtime alone (runtime/bench's tbrt_bench_chain, built here if missing);
+   serial), and the runtime alone (tbrt_bench_chain, bench/runtime/chain.cc);
 2. METG(50%) on stencil_1d and nearest radix 5 (compute_bound, 1000 steps, width 2) through
    the harness, native against native_dynamic, native_fifo, openmp_task (+ mpi_p2p, openmp_for
    when built), interleaved by the harness;
@@ -10,7 +10,7 @@
    persistent, FIFO and dynamic systems (-breakdown), with the efficiency of each run.
 
 Every figure is the best of --reps runs: the machine is shared, medians mostly measure the
-neighbours. Usage: python3 systems/native/bench.py [--build-dir build] [--reps 5] [--only chain]
+neighbours. Usage: python3 bench/native_systems.py [--build-dir build] [--reps 5] [--only chain]
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CHAIN = "-width 1 -type stencil_1d -kernel empty -steps 10000000 -skip-graph-validation".split()
 METG_SHAPE = ["--kernel", "compute_bound", "--steps", "1000", "--width", "2"]
 METG_PATTERNS = {"stencil_1d": ["--pattern", "stencil_1d"],
@@ -58,26 +58,13 @@ def chain(build: Path, reps: int) -> None:
     for name, r in best_runs(build / "bin", runs, reps).items():
         print(f"  {name:15s} {r['elapsed_seconds'] * 1e9 / r['totals']['tasks']:6.1f} ns/task"
               f"   ({r['elapsed_seconds']:.3f} s)")
-    bench = tbrt_bench_chain(build)
-    if bench:
+    bench = build / "bench" / "tbrt_bench_chain"
+    if not bench.exists():
+        print(f"  ({bench} missing: build the project with the runtime to see the runtime alone)")
+    else:
         print(f"  runtime alone ({bench.name}, 10^7 tasks, best of {reps}):")
         out = subprocess.run([str(bench), "10000000", str(reps)], capture_output=True, text=True)
         print("".join("    " + line + "\n" for line in out.stdout.splitlines()[1:]), end="")
-
-
-def tbrt_bench_chain(build: Path) -> Path | None:
-    """runtime/bench's chain benchmark: benches are off inside the project, so build tbrt
-    standalone (its own -O3 -march=native) into BUILD/tbrt-bench once."""
-    out = build / "tbrt-bench"
-    exe = out / "tbrt_bench_chain"
-    if not exe.exists():
-        cmds = [["cmake", "-S", str(ROOT / "runtime"), "-B", str(out), "-G", "Ninja", "-DBUILD_TESTING=OFF"],
-                ["ninja", "-C", str(out), "-j2", "tbrt_bench_chain"]]
-        for cmd in cmds:
-            if subprocess.run(cmd, capture_output=True).returncode != 0:
-                print("  (could not build runtime/bench: skipped)")
-                return None
-    return exe
 
 
 def available(build: Path, names: list[str]) -> list[str]:
@@ -142,7 +129,7 @@ def metg(build: Path, reps: int) -> None:
 def robust_metg(runs: list[dict], system: str, peak: float) -> float | None:
     """Median over repetitions of METG(50%), the fastest try per size, as the harness does."""
     sys.path.insert(0, str(ROOT / "python"))
-    from taskbench.metg import CurvePoint, metg_of_curve, summarize
+    from taskbench.measure.metg import CurvePoint, metg_of_curve, summarize
 
     best: dict[tuple[str, int], dict] = {}
     for r in runs:
