@@ -3,8 +3,11 @@
 Three layouts are supported, tried in this order:
   1. an explicit build folder: `--build-dir DIR` or TASKBENCH_BUILD_DIR (a CMake build folder
      holding taskbench-build.json and bin/, or just a folder of executables);
-  2. an installed package (`pip install .`): executables in <package>/bin, registry entries in
-     <package>/systems;
+  2. an installed package (`pip install .` or `pip install -e .`): the folder the CMake install
+     filled, found by its taskbench-build.json (bin_dir relative to it): executables in bin/,
+     registry entries in systems/. After `pip install .` it is the package's folder; after
+     `pip install -e .` the Python files load from the checkout and that folder is in
+     site-packages, on the package's __path__ (scikit-build-core's import hook puts it there);
   3. a source checkout (`PYTHONPATH=python python -m taskbench` from the repository root):
      <repo>/build, <repo>/systems.
 """
@@ -69,6 +72,16 @@ def _from_build_dir(build_dir: Path) -> tuple[Path | None, dict, Path | None]:
     return bin_dir, info, info_path if info else None
 
 
+def _installed_dir() -> Path | None:
+    """The package folder the CMake install filled (layout 2), or None."""
+    import taskbench
+    for folder in map(Path, taskbench.__path__):
+        if (folder / BUILD_INFO_NAME).is_file():
+            return folder
+    # An install from before the build description was installed: executables beside the package.
+    return PACKAGE_DIR if (PACKAGE_DIR / "bin").is_dir() else None
+
+
 def _is_checkout(root: Path) -> bool:
     return (root / "CMakeLists.txt").is_file() and (root / "systems").is_dir()
 
@@ -90,11 +103,12 @@ def find_layout(build_dir: str | os.PathLike | None = None) -> Layout:
         bin_dir, info, info_path = _from_build_dir(path) if path.is_dir() else (None, {}, None)
         return Layout(bin_dir, systems_dir, info, info_path, source_root, "build-dir")
 
-    installed_bin = PACKAGE_DIR / "bin"
-    if installed_bin.is_dir():
-        info_path = PACKAGE_DIR / BUILD_INFO_NAME
+    installed = _installed_dir()
+    if installed is not None:
+        info_path = installed / BUILD_INFO_NAME
         info = _read_build_info(info_path) if info_path.is_file() else {}
-        return Layout(installed_bin, installed_systems if installed_systems.is_dir() else systems_dir,
+        registry = installed / "systems"
+        return Layout(installed / info.get("bin_dir", "bin"), registry if registry.is_dir() else systems_dir,
                       info, info_path if info else None, source_root, "installed")
 
     for root in filter(None, (source_root, Path.cwd())):
