@@ -1,6 +1,6 @@
 """Installs the `taskbench` command into the project's venv, over this checkout: a .pth file puts
 python/ on the venv's path (editable: an edit needs no reinstall, and the package finds build/
-from where it lies, taskbench/locations.py), and .venv/bin/taskbench runs taskbench.cli. Rewrites
+from where it lies, taskbench/registry/locations.py), and .venv/bin/taskbench runs taskbench.cli. Rewrites
 either file only when it differs, so a second run changes nothing.
 
 Run by scripts/install-deps.sh with the venv's interpreter."""
