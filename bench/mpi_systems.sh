@@ -3,8 +3,10 @@
 #   1. per-task overhead: empty kernel, elapsed x cores / tasks, best of REPS runs, at each of
 #      WIDTHS (2: one column per rank, every step waits for one message; 64: 32 per rank);
 #   2. the floor: a bare MPI exchange loop (mpi_exchange_floor.c) per implementation;
-#   3. METG(50%) through the harness (when python/taskbench exists), compute_bound, width 2.
-# On stencil_1d and nearest radix 5, STEPS timesteps, RANKS ranks.
+#   3. METG(50%) through the harness (when python/taskbench exists), compute_bound, the first of
+#      WIDTHS (nearest: at least 5).
+# On stencil_1d and nearest radix 5 (at widths of 5 or more: the core refuses a radix above the
+# width), STEPS timesteps, RANKS ranks.
 # Usage: bench/mpi_systems.sh [build-dir]   (env: REPS=10 STEPS=1000 WIDTHS="2 64" RANKS=2 METG=1)
 # Busy-polling ranks are sensitive to anything else running: on a shared machine take the
 # figures as noisy upper bounds.
@@ -46,6 +48,7 @@ printf '%-18s %-18s %6s %12s %12s\n' system pattern width elapsed_s us_per_task
 for width in $widths; do
   for s in "${systems[@]}"; do
     for p in "${patterns[@]}"; do
+      [[ $p == nearest* && $width -lt 5 ]] && continue
       extra=()
       [[ $s == mpi_openmp* ]] && extra=(-worker 1)
       # shellcheck disable=SC2086
@@ -86,8 +89,10 @@ echo "# METG(50%), compute_bound, via the harness (taskbench metg), $ranks ranks
 db=$work/metg.db
 for p in "${patterns[@]}"; do
   read -r name radix <<<"$p"
-  args=(--pattern "$name" --kernel compute_bound --steps "$steps" --width "${widths%% *}" --ranks "$ranks")
-  [[ -n ${radix:-} ]] && args+=(--radix "${p##* }")
+  width=${widths%% *}
+  args=(--pattern "$name" --kernel compute_bound --steps "$steps" --ranks "$ranks")
+  [[ -n ${radix:-} ]] && args+=(--radix "${p##* }") && width=$((width > 5 ? width : 5))
+  args+=(--width "$width")
   (cd "$root" && PYTHONPATH=python python3 -m taskbench metg -q --db "$db" \
      --build-dir "$build" "${args[@]}" "${systems[@]}")
 done

@@ -3,7 +3,8 @@
 
 1. chain: ns per task of a 10^7-task chain on one worker (native, native_fifo, native_dynamic,
    serial), and the runtime alone (tbrt_bench_chain, bench/runtime/chain.cc);
-2. METG(50%) on stencil_1d and nearest radix 5 (compute_bound, 1000 steps, width 2) through
+2. METG(50%) on stencil_1d and nearest radix 5 (compute_bound, 1000 steps, width 2; nearest
+   5, the fewest points with 5 inputs per task) through
    the harness, native against native_dynamic, native_fifo, openmp_task (+ mpi_p2p, openmp_for
    when built), interleaved by the harness;
 3. breakdown near the METG point: work, overhead, idle and discovery ns per task of the
@@ -26,9 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAIN = "-width 1 -type stencil_1d -kernel empty -steps 10000000 -skip-graph-validation".split()
-METG_SHAPE = ["--kernel", "compute_bound", "--steps", "1000", "--width", "2"]
-METG_PATTERNS = {"stencil_1d": ["--pattern", "stencil_1d"],
-                 "nearest radix 5": ["--pattern", "nearest", "--radix", "5"]}
+METG_SHAPE = ["--kernel", "compute_bound", "--steps", "1000"]
+METG_PATTERNS = {"stencil_1d": ["--pattern", "stencil_1d", "--width", "2"],
+                 "nearest radix 5": ["--pattern", "nearest", "--radix", "5", "--width", "5"]}
 
 
 def run_json(binary: Path, args: list[str]) -> dict:

@@ -30,11 +30,14 @@ namespace {
 
 // TASKBENCH_FAULT (fault.h) makes one task misbehave on purpose: corrupt its output, hang or
 // kill its process, so tests can prove that each system's own data path and the harness notice.
-void install_fault_from_environment() {
+// A fault naming a task these graphs do not have is refused: it would never fire.
+void install_fault_from_environment(const std::vector<task_graph_t>& graphs) {
   const char* spec = std::getenv("TASKBENCH_FAULT");
   if (!parse_fault(spec, &run_switches.fault))
     usage_failure(std::string("TASKBENCH_FAULT: invalid value '") + spec + "'; expected " +
                   kFaultForms + " (non-negative integers)");
+  const std::string problem = fault_target_problem(run_switches.fault, graphs);
+  if (!problem.empty()) usage_failure(std::string("TASKBENCH_FAULT=") + spec + ": " + problem);
 }
 
 // TASKBENCH_RANK_WATCH=SOCKET (set by the harness for MPI launches): once it knows its rank,
@@ -97,12 +100,14 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
   } catch (const UsageError& e) {
     usage_failure(e.what());
   }
+  // Before -h: a line with -h is checked whole (the harness checks a sweep's flags that way),
+  // and the fault is part of what the line asks for.
+  install_fault_from_environment(impl_->config.graphs);
   if (impl_->config.help) {
     std::fputs(usage_text(argc > 0 ? argv[0] : impl_->options.system, impl_->options.flags).c_str(),
                stdout);
     std::exit(0);
   }
-  install_fault_from_environment();
   for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
   // Enough for any sensible thread count; a thread beyond it allocates its own block.
   prepare_thread_states(static_cast<size_t>(std::max(64L, 2 * available_cores())),

@@ -143,7 +143,7 @@ const std::vector<GraphFlag>& graph_flags() {
            if (v == pattern_name(p)) return void(g.dependence = p);
          invalid(f, v, "one of " + pattern_list());
        }},
-      {"-radix", "N", "dependencies per task for nearest/spread (default 3)",
+      {"-radix", "N", "dependencies per task for nearest/spread, at most -width (default 3)",
        [](task_graph_t& g, const std::string& f, const std::string& v) {
          g.radix = parse_long(f, v, 0, 1L << 20, "an integer from 0 to 1048576");
        }},
@@ -194,12 +194,20 @@ const std::vector<GraphFlag>& graph_flags() {
   return flags;
 }
 
-// Constraints between a graph's flags, checked once the graph is complete.
-void check_graph(const task_graph_t& g) {
+bool uses_radix(dependence_type_t p) {
+  return p == NEAREST || p == RANDOM_NEAREST || p == SPREAD || p == RANDOM_SPREAD;
+}
+
+// Constraints between a graph's flags, checked once the graph is complete. radix_given: the
+// line set -radix (else the message says the value is the default).
+void check_graph(const task_graph_t& g, bool radix_given) {
   const std::string w = std::to_string(g.max_width);
-  if ((g.dependence == SPREAD || g.dependence == RANDOM_SPREAD) && g.radix > g.max_width)
-    invalid("-radix", std::to_string(g.radix),
-            "at most -width (" + w + ") for " + pattern_name(g.dependence));
+  // -radix is the dependencies per task: above the width spread would repeat points, and
+  // nearest's window would be clipped on both sides, the graph of a smaller radix or all_to_all.
+  if (uses_radix(g.dependence) && g.radix > g.max_width)
+    throw UsageError("-radix: invalid value '" + std::to_string(g.radix) + "'" +
+                     (radix_given ? "" : " (the default)") + "; expected at most -width (" + w +
+                     ") for " + pattern_name(g.dependence));
   const kernel_type_t k = g.kernel.type;
   if (k == MEMORY_BOUND || k == MEMORY_DAXPY) {
     const size_t unit = 16 * static_cast<size_t>(g.kernel.samples);
@@ -225,11 +233,13 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
   Config c;
   GraphUsage used;
   task_graph_t g = default_graph(0, default_width);
+  bool radix_given = false;
   auto finish_graph = [&] {
-    check_graph(g);
+    check_graph(g, radix_given);
     check_graph_limits(g, memory_bytes, used);
     c.graphs.push_back(g);
     g = default_graph(static_cast<long>(c.graphs.size()), default_width);
+    radix_given = false;
   };
   for (size_t a = 0; a < args.size(); ++a) {
     const std::string& flag = args[a];
@@ -262,6 +272,7 @@ Config parse_args(const std::vector<std::string>& args, const std::vector<System
     for (const GraphFlag& gf : graph_flags()) {
       if (flag != gf.name) continue;
       gf.set(g, flag, value(std::string("a value for ") + gf.value_name));
+      radix_given = radix_given || flag == "-radix";
       matched = true;
       break;
     }

@@ -49,6 +49,26 @@ bool parse_fault(const char* spec, Fault* fault) {
   return false;
 }
 
+std::string fault_target_problem(const Fault& fault, const std::vector<task_graph_t>& graphs) {
+  if (fault.kind == FaultKind::kNone) return "";
+  const long n = static_cast<long>(graphs.size());
+  if (fault.graph >= n)
+    return "no graph " + std::to_string(fault.graph) + ": the run has " + std::to_string(n) +
+           (n == 1 ? " graph, numbered 0" : " graphs, numbered 0 to " + std::to_string(n - 1));
+  const task_graph_t& g = graphs[static_cast<size_t>(fault.graph)];
+  if (task_graph_contains_point(g, fault.t, fault.i)) return "";
+  const std::string task = "graph " + std::to_string(fault.graph) + " has no task (t=" +
+                           std::to_string(fault.t) + ", i=" + std::to_string(fault.i) + "): ";
+  const std::string shape =
+      std::to_string(g.timesteps) + " timesteps x " + std::to_string(g.max_width) + " points";
+  if (fault.t >= g.timesteps || fault.i >= g.max_width) return task + shape;
+  // Inside the grid, outside a narrower row (dom, tree).
+  const long first = task_graph_offset_at_timestep(g, fault.t);
+  const long last = first + task_graph_width_at_timestep(g, fault.t) - 1;
+  return task + shape + ", and row " + std::to_string(fault.t) + " holds points " +
+         std::to_string(first) + " to " + std::to_string(last);
+}
+
 void inject_fault(const Fault& fault, char* output) {
   switch (fault.kind) {
     case FaultKind::kCorrupt:

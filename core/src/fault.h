@@ -8,6 +8,11 @@
 //                      OOM killer would: for MPI that is the rank owning point I
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "taskbench/taskbench.h"
+
 namespace taskbench {
 
 enum class FaultKind { kNone, kCorrupt, kHang, kKill };
@@ -24,6 +29,10 @@ extern const char* const kFaultForms;
 // non-negative decimal integers, nothing else (no spaces, signs or trailing characters).
 // Returns false for anything else; an empty value is no fault.
 bool parse_fault(const char* spec, Fault* fault);
+
+// Why the fault names no task of these graphs (no such graph, timestep or point), or "" when it
+// names one (or is kNone). A fault that can never fire would let a run pass for a caught fault.
+std::string fault_target_problem(const Fault& fault, const std::vector<task_graph_t>& graphs);
 
 // Does what the fault says to task (t, i), whose output has just been written. Returns only
 // for kCorrupt.

@@ -95,6 +95,27 @@ TEST(Args, InvalidValuesNameTheFlagTheValueAndWhatIsAllowed) {
             "-scratch: invalid value '1000'; expected a positive multiple of 16 x -sample (256) for memory_daxpy");
 }
 
+// -radix is the dependencies per task of the four radix patterns: above the width no task could
+// have that many (nearest's window would be clipped on both sides), so it is refused, not run
+// as a smaller radix under the asked one's name.
+TEST(Args, RadixAboveTheWidthIsRefusedForEveryRadixPattern) {
+  for (const char* p : {"nearest", "random_nearest", "spread", "random_spread"}) {
+    EXPECT_EQ(error_of({"-type", p, "-width", "2", "-radix", "3"}),
+              std::string("-radix: invalid value '3'; expected at most -width (2) for ") + p);
+    // Not given: the default, 3, is named as such.
+    EXPECT_EQ(error_of({"-type", p, "-width", "2"}),
+              std::string("-radix: invalid value '3' (the default); expected at most -width (2) for ") + p);
+    const Config c = parse({"-type", p, "-width", "2", "-radix", "2"});
+    EXPECT_EQ(c.graphs[0].radix, 2) << p;
+  }
+  // Each graph of a line is judged on its own flags: the second graph's default radix is 3.
+  EXPECT_EQ(error_of({"-type", "nearest", "-width", "8", "-radix", "5", "-and", "-type", "nearest",
+                      "-width", "2"}),
+            "-radix: invalid value '3' (the default); expected at most -width (2) for nearest");
+  // The patterns that ignore -radix take any.
+  EXPECT_EQ(parse({"-type", "stencil_1d", "-width", "2", "-radix", "9"}).graphs[0].radix, 9);
+}
+
 TEST(Args, AValueIsNeverTakenFromTheNextFlag) {
   EXPECT_EQ(error_of({"-steps", "-width", "4"}), "-steps: missing value; expected a value for N");
   EXPECT_EQ(error_of({"-steps"}), "-steps: missing value; expected a value for N");

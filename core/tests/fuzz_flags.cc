@@ -122,8 +122,9 @@ std::string config_problem(const fuzz::FlagLine& line, const Config& c, unsigned
         !(g.fraction_connected >= 0 && g.fraction_connected <= 1) ||
         !(g.kernel.imbalance >= 0 && g.kernel.imbalance <= 2))
       return "a field of graph " + std::to_string(k) + " is outside its flag's range";
-    if ((g.dependence == SPREAD || g.dependence == RANDOM_SPREAD) && g.radix > g.max_width)
-      return "spread accepted with -radix above -width";
+    const bool radix_pattern = g.dependence == NEAREST || g.dependence == RANDOM_NEAREST ||
+                               g.dependence == SPREAD || g.dependence == RANDOM_SPREAD;
+    if (radix_pattern && g.radix > g.max_width) return "a radix pattern accepted with -radix above -width";
     // The limits of graph_limits.h, recomputed in 128 bits.
     const __int128 stride = (static_cast<__int128>(g.output_bytes_per_task) + 127) / 128 * 128;
     memory += static_cast<__int128>(g.max_width) * (2 * stride + g.scratch_bytes_per_task);

@@ -221,6 +221,58 @@ TEST(FaultSwitchDeathTest, MalformedValueIsOneLineAndStatus2) {
               "hang:GRAPH,T,I or kill:GRAPH,T,I \\(non-negative integers\\)\n$");
 }
 
+// A fault on a task the run does not have would never fire, and the run would pass as if the
+// fault had been caught: refused at start, naming the variable and why.
+TEST(FaultSwitchDeathTest, AFaultOnATaskTheRunDoesNotHaveIsOneLineAndStatus2) {
+  EXPECT_EXIT(app_with_fault("corrupt:0,99,1"), ::testing::ExitedWithCode(2),
+              "^taskbench: TASKBENCH_FAULT=corrupt:0,99,1: graph 0 has no task \\(t=99, i=1\\): "
+              "2 timesteps x 2 points\n$");
+  EXPECT_EXIT(app_with_fault("hang:0,1,2"), ::testing::ExitedWithCode(2),
+              "^taskbench: TASKBENCH_FAULT=hang:0,1,2: graph 0 has no task \\(t=1, i=2\\): "
+              "2 timesteps x 2 points\n$");
+  EXPECT_EXIT(app_with_fault("kill:1,0,0"), ::testing::ExitedWithCode(2),
+              "^taskbench: TASKBENCH_FAULT=kill:1,0,0: no graph 1: the run has 1 graph, numbered 0\n$");
+  // With -h too, which checks a whole line without running it (the harness's check of a sweep).
+  auto help_with_fault = [] {
+    setenv("TASKBENCH_FAULT", "corrupt:0,4,0", 1);
+    const char* argv[] = {"test", "-steps", "4", "-h"};
+    taskbench::App app(4, const_cast<char**>(argv));
+  };
+  EXPECT_EXIT(help_with_fault(), ::testing::ExitedWithCode(2),
+              "^taskbench: TASKBENCH_FAULT=corrupt:0,4,0: graph 0 has no task \\(t=4, i=0\\): "
+              "4 timesteps x 4 points\n$");
+}
+
+TEST(FaultSwitch, TargetMustBeATaskOfItsGraph) {
+  auto graph = [](long index, dependence_type_t pattern) {
+    task_graph_t g{};
+    g.graph_index = index;
+    g.timesteps = 4;
+    g.max_width = 4;
+    g.dependence = pattern;
+    g.radix = 3;
+    g.period = 1;
+    return g;
+  };
+  const std::vector<task_graph_t> graphs = {graph(0, STENCIL_1D), graph(1, TREE)};
+  auto problem = [&](const char* spec) {
+    taskbench::Fault f;
+    EXPECT_TRUE(taskbench::parse_fault(spec, &f)) << spec;
+    return taskbench::fault_target_problem(f, graphs);
+  };
+  EXPECT_EQ(problem(""), "");  // no fault
+  EXPECT_EQ(problem("corrupt:0,3,3"), "");  // the last task of graph 0
+  EXPECT_EQ(problem("corrupt:1,2,3"), "");  // tree's row 2 is 4 wide
+  EXPECT_EQ(problem("corrupt:0,4,0"), "graph 0 has no task (t=4, i=0): 4 timesteps x 4 points");
+  EXPECT_EQ(problem("corrupt:0,0,4"), "graph 0 has no task (t=0, i=4): 4 timesteps x 4 points");
+  // Inside the grid, outside tree's narrower row 1.
+  EXPECT_EQ(problem("kill:1,1,2"),
+            "graph 1 has no task (t=1, i=2): 4 timesteps x 4 points, and row 1 holds points 0 to 1");
+  EXPECT_EQ(problem("hang:2,0,0"), "no graph 2: the run has 2 graphs, numbered 0 to 1");
+  EXPECT_EQ(problem("corrupt:9223372036854775807,0,0"),
+            "no graph 9223372036854775807: the run has 2 graphs, numbered 0 to 1");
+}
+
 TEST(FaultSwitchDeathTest, KillEndsTheProcessAtThatTaskWithSigkill) {
   // (1, 0) runs (and would print) first: only (1, 1) kills.
   auto run = [] {

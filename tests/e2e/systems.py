@@ -140,8 +140,8 @@ OTHER_KERNELS = ["-steps", "3", "-width", "3", "-type", "stencil_1d", "-output",
                  "-steps", "4", "-width", "3", "-type", "tree", "-kernel", "memory_daxpy", "-scratch", "8192",
                  "-iter", "4", "-and", "-steps", "4", "-width", "3", "-type", "fft", "-kernel", "compute_dgemm",
                  "-scratch", "24000", "-iter", "2", "-and", "-steps", "3", "-width", "2", "-type", "nearest",
-                 "-kernel", "io_bound", "-iter", "2", "-and", "-steps", "3", "-width", "4", "-type", "spread",
-                 "-kernel", "compute_bound2", "-iter", "9"]
+                 "-radix", "2", "-kernel", "io_bound", "-iter", "2", "-and", "-steps", "3", "-width", "4",
+                 "-type", "spread", "-kernel", "compute_bound2", "-iter", "9"]
 # ... and a fault in task (2, 1) of the second graph, whose consumers in row 3 must reject it.
 CORRUPTED = {"TASKBENCH_FAULT": "corrupt:1,2,1"}
 FAULT_GRAPHS = ["-steps", "5", "-width", "3", "-type", "no_comm", "-and", "-steps", "6", "-width", "4",

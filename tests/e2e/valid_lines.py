@@ -50,9 +50,9 @@ class ValidLines:
         elif pattern == "tree" or not self.sometimes(0.15):  # tree's rows double: steps matter
             flags["-steps"] = rng.randint(1, 9)
         if pattern in ("spread", "random_spread"):
-            flags["-radix"] = rng.randint(0, width)  # the only radix the parser bounds
+            flags["-radix"] = rng.randint(0, width)  # every radix pattern's radix is at most the width
         elif pattern in ("nearest", "random_nearest"):
-            flags["-radix"] = rng.randint(0, 9)  # beyond the width it is clipped
+            flags["-radix"] = rng.randint(0, min(9, width))
         elif self.sometimes(0.1):
             flags["-radix"] = rng.randint(0, 9)  # ignored by the other patterns
         if pattern in ("spread", *RANDOM_PATTERNS) or self.sometimes(0.1):

@@ -22,9 +22,9 @@ def test_imbalance_quick_grid_is_exact():
     assert [r.key for r in runs] == [
         f"{s}/pattern={p}/imbalance={x}/rep={rep}"
         for rep in (0, 1) for p in ("stencil_1d", "nearest") for x in (0.0, 2.0) for s in ("a", "b")]
-    assert runs[0].flags == ("-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel",
+    assert runs[0].flags == ("-steps", "6", "-width", "5", "-type", "stencil_1d", "-kernel",
                              "load_imbalance", "-iter", "1024", "-imbalance", "0")
-    assert runs[-1].flags == ("-steps", "6", "-width", "4", "-type", "nearest", "-radix", "5", "-kernel",
+    assert runs[-1].flags == ("-steps", "6", "-width", "5", "-type", "nearest", "-radix", "5", "-kernel",
                               "load_imbalance", "-iter", "1024", "-imbalance", "2")
     assert not any(r.breakdown for r in runs)
 
