@@ -29,3 +29,8 @@ def rate(value: float | None, unit: str) -> str:
 
 def percent(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 repetition', '3 repetitions', '0 runs': a number with its noun in the right number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -43,7 +43,7 @@ def test_study_imbalance_quick(cli, bin_dir, tmp_path):
 
     assert cli("report", "--html", "r.html")[0] == 0
     page = (tmp_path / "r.html").read_text()
-    assert "<h2>Studies</h2>" in page and "imb: Tasks vs worksharing loops under load imbalance (quick)" in page
+    assert "<h2 id='studies'>Studies</h2>" in page and "imb: Tasks vs worksharing loops under load imbalance (quick)" in page
     assert is_png(tmp_path / "r_figures" / "imb_study.png")
 
 

@@ -7,13 +7,16 @@ Curves are the median over repetitions with a shaded band for their range; every
 the colour colors.color_for gives it, in every figure.
 Fig. 9  METG vs nodes                          campaigns of one pattern at several node counts
 Fig. 10 METG vs dependencies per task          nearest-pattern campaigns with different radix
-Every function returns a matplotlib Figure, or None when the data cannot make that figure.
+Every function returns a matplotlib Figure, or None when the data cannot make that figure; the
+Fig. 9 / 10 functions return the figures they can make as (name, draw) pairs, drawn later.
+Legends sit under the axes (legend_below), never over the data.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from typing import Callable
 
 import matplotlib
 
@@ -24,13 +27,39 @@ from matplotlib.ticker import EngFormatter, NullFormatter  # noqa: E402
 
 from taskbench import units  # noqa: E402
 from taskbench.measure.kernels import unit  # noqa: E402
-from taskbench.plots.colors import color_for  # noqa: E402
+from taskbench.plots.colors import color_for, text_color_for  # noqa: E402
 
 _MARKERS = "osD^v<>pPX*h"
+# Text that annotates rather than names a system (the peak line's label): 6:1 on white.
+NOTE_GREY = "#5f5f5f"
 
 
 def style(i: int) -> dict:
     return {"marker": _MARKERS[i % len(_MARKERS)], "markersize": 4, "linewidth": 1.2}
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure whose layout leaves room for the titles, colour bars and the legend outside the axes."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def legend_below(fig, axes, fontsize: int = 7) -> None:
+    """One legend for the figure, under its axes: never over the data, which a curve can cross
+    anywhere. A label several panels share appears once. Needs new_figure's layout."""
+    entries: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    if not entries:
+        return
+    # As many columns as the figure's width holds: ~0.6 em a character, plus the marker and a gap.
+    longest = max(len(label) for label in entries)
+    columns = max(1, min(len(entries), int(fig.get_figwidth() * 72 // (longest * fontsize * 0.6 + 4 * fontsize))))
+    # The figure grows by the legend's rows (~1.5 em each), so that many systems leave the axes their size.
+    rows = -(-len(entries) // columns)
+    fig.set_figheight(fig.get_figheight() + rows * fontsize * 1.5 / 72)
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=columns,
+               fontsize=fontsize, frameon=False)
 
 
 def log_axis(ax, axis: str, label: str, unit: str) -> None:
@@ -42,6 +71,14 @@ def log_axis(ax, axis: str, label: str, unit: str) -> None:
     getattr(ax, f"set_{axis}label")(f"{label} (log scale)")
 
 
+def spread_note(reps: int, mark: str, spread: str) -> str:
+    """What a figure's marks mean, e.g. "line: median, band: range over 3 repetitions"; one
+    repetition has no median and no range to speak of."""
+    if reps > 1:
+        return f"{mark}: median, {spread}: range over {reps} repetitions"
+    return f"{mark}: 1 repetition"
+
+
 def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
     """The median line of one system and a shaded band for the range over repetitions."""
     color = color_for(system)
@@ -51,7 +88,7 @@ def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
 
 def throughput_vs_size(analysis) -> Figure | None:
     p = analysis.params
-    fig = Figure(figsize=(6.4, 4.2))
+    fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     drawn = False
     for curve in analysis.curves.values():
@@ -60,7 +97,7 @@ def throughput_vs_size(analysis) -> Figure | None:
             continue
         values = [curve.throughput[it] for it in its]
         _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
-              [max(v) for v in values], curve.system, f"{curve.system} ({curve.cores} cores)")
+              [max(v) for v in values], curve.system, f"{curve.system} ({units.count(curve.cores, 'core')})")
         drawn = True
     if not drawn:
         return None
@@ -69,14 +106,13 @@ def throughput_vs_size(analysis) -> Figure | None:
     for cores, info in analysis.peaks.describe().items():
         if info["peak"]:
             ax.axhline(info["peak"], color="grey", linestyle=":", linewidth=0.8)
-            ax.annotate(f"peak, {cores} core(s)", (ax.get_xlim()[0], info["peak"]), fontsize=7,
-                        color="grey", va="bottom")
+            ax.annotate(f"peak, {units.count(cores, 'core')}", (ax.get_xlim()[0], info["peak"]), fontsize=7,
+                        color=NOTE_GREY, va="bottom")
     ax.set_xlabel("problem size (kernel iterations per task, log scale)")
-    ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {p.steps} steps x {p.width})\n"
-                 "line: median, band: range over repetitions", fontsize=9)
+    ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {units.count(p.steps, 'step')} x {p.width})\n"
+                 f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    legend_below(fig, [ax])
     return fig
 
 
@@ -97,7 +133,7 @@ def _efficiency_by_size(curve) -> list[tuple[float, float, float, float]]:
 
 def efficiency_vs_granularity(analysis) -> Figure | None:
     p = analysis.params
-    fig = Figure(figsize=(6.4, 4.2))
+    fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     drawn = False
     for curve in analysis.curves.values():
@@ -121,10 +157,9 @@ def efficiency_vs_granularity(analysis) -> Figure | None:
     ax.set_ylim(0, max(105, ax.get_ylim()[1]))
     ax.plot([], [], marker="D", linestyle="none", color="grey", markeredgecolor="black", label="METG (median)")
     ax.set_title(f"efficiency vs task granularity ({p.pattern}, {p.kernel})\n"
-                 "line: median, band: range over repetitions", fontsize=9)
+                 f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    legend_below(fig, [ax])
     return fig
 
 
@@ -135,13 +170,13 @@ def metg_bars(analysis) -> Figure | None:
                     key=lambda c: (c.summary.median is None, c.summary.median or 0, c.system))
     if not curves or all(c.summary.median is None for c in curves):
         return None
-    fig = Figure(figsize=(6.4, 1.7 + 0.45 * len(curves)))
+    fig = new_figure(6.4, 1.7 + 0.45 * len(curves))
     ax = fig.add_subplot()
     floor = min(c.summary.low for c in curves if c.summary.median) / 10
     for y, c in enumerate(curves):
         s = c.summary
         if s.median is None:
-            ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=color_for(c.system))
+            ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
             continue
         ax.barh(y, s.median - floor, left=floor, color=color_for(c.system), height=0.6)
         ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
@@ -152,10 +187,9 @@ def metg_bars(analysis) -> Figure | None:
     log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
     ax.set_xlim(floor, max(c.summary.high for c in curves if c.summary.median) * 10)
     ax.set_ylim(len(curves) - 0.5, -0.5)
-    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\nbar: median, whisker: range over "
-                 f"{p.reps} repetitions", fontsize=9)
+    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\n{spread_note(p.reps, 'bar', 'whisker')}",
+                 fontsize=9)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
     return fig
 
 
@@ -171,10 +205,8 @@ def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, fl
     return series
 
 
-def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure | None:
-    if not any(len(points) >= 2 for points in series.values()):
-        return None
-    fig = Figure(figsize=(6.4, 4.2))
+def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure:
+    fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     for i, (name, points) in enumerate(sorted(series.items())):
         xs = sorted(points)
@@ -185,27 +217,34 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure | No
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    legend_below(fig, [ax])
     return fig
 
 
-def metg_vs_dependencies(analyses) -> list[tuple[str, Figure]]:
+def _planned(name: str, series, xlabel: str, title: str, threshold: float) -> list[tuple[str, Callable]]:
+    """[(name, draw)] when some system has two points to join, else []."""
+    if not any(len(points) >= 2 for points in series.values()):
+        return []
+    return [(name, lambda: _metg_plot(series, xlabel, title, threshold))]
+
+
+def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
+    """Fig. 10 per group of nearest campaigns differing only in radix: (name, draw) each, drawn
+    when the report renders its figures."""
     groups = defaultdict(list)
     for a in analyses:
         if a.params.pattern == "nearest" and a.params.radix is not None:
             groups[(a.params.kernel, a.params.steps, a.params.width, a.params.threshold)].append(a)
     figures = []
     for (kernel, steps, width, threshold), members in groups.items():
-        series = _metg_series(members, lambda a: a.params.radix)
-        fig = _metg_plot(series, "dependencies per task (nearest radix)",
-                         f"METG vs dependencies per task (nearest, {kernel}, {steps} x {width})", threshold)
-        if fig:
-            figures.append((f"metg_vs_deps_{kernel}_{steps}x{width}", fig))
+        figures += _planned(f"metg_vs_deps_{kernel}_{steps}x{width}", _metg_series(members, lambda a: a.params.radix),
+                            "dependencies per task (nearest radix)",
+                            f"METG vs dependencies per task (nearest, {kernel}, {steps} x {width})", threshold)
     return figures
 
 
-def metg_vs_nodes(analyses) -> list[tuple[str, Figure]]:
+def metg_vs_nodes(analyses) -> list[tuple[str, Callable[[], Figure]]]:
+    """Fig. 9 per group of campaigns of one pattern at several node counts: (name, draw) each."""
     groups = defaultdict(list)
     for a in analyses:
         groups[(a.params.pattern, a.params.kernel, a.params.threshold)].append(a)
@@ -213,8 +252,6 @@ def metg_vs_nodes(analyses) -> list[tuple[str, Figure]]:
     for (pattern, kernel, threshold), members in groups.items():
         if len({a.nodes for a in members}) < 2:
             continue
-        series = _metg_series(members, lambda a: a.nodes)
-        fig = _metg_plot(series, "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold)
-        if fig:
-            figures.append((f"metg_vs_nodes_{pattern}_{kernel}", fig))
+        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}", _metg_series(members, lambda a: a.nodes),
+                            "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold)
     return figures

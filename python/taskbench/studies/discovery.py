@@ -127,6 +127,7 @@ def figure(result: StudyResult):
 STUDY = Study(
     name="discovery",
     title="Task-graph discovery vs execution per task",
-    paper="openmp-tdg-discovery-icpp23.txt: a persistent graph cuts discovery overhead up to 15x",
+    paper=('Pereira et al., "Investigating Dependency Graph Discovery Impact on Task-based MPI+OpenMP '
+           'Applications Performances", ICPP 2023: a persistent graph cuts discovery overhead up to 15x'),
     systems=SYSTEMS, reps=5, quick_reps=1, breakdown=True,
     grid=grid, table=table, findings=findings, figure=figure)

@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
-from taskbench.plots import log_axis, style  # noqa: E402
+from taskbench.plots import legend_below, log_axis, new_figure, style  # noqa: E402
 from taskbench.plots.colors import color_for  # noqa: E402
 
 
@@ -16,7 +16,7 @@ def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
     """Time per unit of work relative to the balanced run vs imbalance, a panel per pattern."""
     levels = sorted({p["imbalance"] for p in result.points()})
     shown = [p for p in patterns if any(q["pattern"] == p for q in result.points())]
-    fig = Figure(figsize=(5.0 * max(1, len(shown)), 4.2))
+    fig = new_figure(5.0 * max(1, len(shown)), 4.2)
     drawn = False
     for k, pattern in enumerate(shown):
         ax = fig.add_subplot(1, len(shown), k + 1)
@@ -34,17 +34,16 @@ def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
         ax.set_ylabel("time per work vs balanced run")
         ax.set_title(label(pattern), fontsize=10)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
     if not drawn:
         return None
     fig.suptitle(f"Cost of load imbalance ({result.name})", fontsize=10)
-    fig.tight_layout()
+    legend_below(fig, fig.axes)
     return fig
 
 
 def discovery(result, iterations, per_task) -> Figure | None:
     """Discovery per task (solid) and task granularity (dashed) vs -iter, a line per system."""
-    fig = Figure(figsize=(6.4, 4.2))
+    fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     drawn = False
     for i, system in enumerate(result.systems):
@@ -65,8 +64,7 @@ def discovery(result, iterations, per_task) -> Figure | None:
     ax.set_ylabel("ns per task")
     ax.set_title(f"Discovery vs execution per task ({result.name})", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    legend_below(fig, [ax])
     return fig
 
 
@@ -76,7 +74,7 @@ def metg_vs_parameter(result, study) -> Figure | None:
     from taskbench.studies.metg_results import series
     values = [value for value, _ in result.values()]
     position = {value: k for k, value in enumerate(values)}
-    fig = Figure(figsize=(6.8, 4.4))
+    fig = new_figure(6.8, 4.4)
     ax = fig.add_subplot()
     drawn = False
     for i, system in enumerate(result.systems):
@@ -102,8 +100,7 @@ def metg_vs_parameter(result, study) -> Figure | None:
     ax.set_xlabel(study.parameter)
     ax.set_title(f"{study.title}\n{result.name}", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2 if len(result.systems) > 8 else 1)
-    fig.tight_layout()
+    legend_below(fig, [ax])
     return fig
 
 
@@ -111,7 +108,7 @@ def scaling(result, modes, axis) -> Figure | None:
     """Time vs cores, a panel per mode (weak: flat is ideal; strong: 1/cores is ideal), a line
     per (system, -iter)."""
     iterations, counts = axis
-    fig = Figure(figsize=(10.0, 4.2))
+    fig = new_figure(10.0, 4.2)
     drawn = False
     for k, mode in enumerate(modes):
         ax = fig.add_subplot(1, len(modes), k + 1)
@@ -131,9 +128,8 @@ def scaling(result, modes, axis) -> Figure | None:
         ax.set_xlabel("cores (threads, or MPI ranks)")
         ax.set_title(f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6)
     if not drawn:
         return None
     fig.suptitle(f"Weak and strong scaling ({result.name})", fontsize=10)
-    fig.tight_layout()
+    legend_below(fig, fig.axes)
     return fig

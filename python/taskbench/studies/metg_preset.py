@@ -34,7 +34,7 @@ class MetgStudy:
     name: str
     title: str
     figure_number: str  # the paper's figure this reproduces, e.g. "Fig. 10"
-    paper: str  # the paper under ../shared/papers, and its finding
+    paper: str  # the citation (authors, "title", venue, figure) and its finding
     parameter: str  # the figure's x axis / the table's column header
     default_systems: Callable  # (registry) -> list of system names, in table order
     sweeps: Callable[[bool, int], list[Sweep]]  # (quick, cores) -> the values, in axis order

@@ -48,7 +48,7 @@ def point_key(point: dict) -> tuple:
 class Study:
     name: str
     title: str
-    paper: str  # the paper under ../shared/papers, and the finding the study checks
+    paper: str  # the citation (authors, "title", venue, figure) and the finding the study checks
     systems: tuple[str, ...]  # the default systems, in table order
     reps: int  # default repetitions (best of)
     quick_reps: int

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from taskbench import provenance, units
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import StudyResult, cell
+from taskbench.studies.taskbench_paper import TASK_BENCH
 
 SYSTEMS = ("native", "native_dynamic", "openmp_for", "openmp_task", "mpi_p2p")
 MODES = ("weak", "strong")
@@ -74,7 +75,7 @@ def _axis(result: StudyResult) -> tuple[list[int], list[int]]:
 
 def table(result: StudyResult) -> tuple[list[str], list[list]]:
     iterations, counts = _axis(result)
-    columns = (["mode", "-iter", "system"] + [f"time on {c} core(s)" for c in counts]
+    columns = (["mode", "-iter", "system"] + [f"time on {units.count(c, 'core')}" for c in counts]
                + [f"efficiency on {c}" for c in counts[1:]])
     rows = []
     for mode in MODES:
@@ -120,6 +121,7 @@ def figure(result: StudyResult):
 STUDY = Study(
     name="scaling",
     title="Weak and strong scaling over the cores available (paper Fig. 4, 5)",
-    paper="task-bench-sc20.txt Fig. 4/5: scaling holds while the task granularity stays above METG (Fig. 14)",
+    paper=f"{TASK_BENCH}, Figs. 4 and 5: scaling holds while the task granularity stays above METG "
+          "(Fig. 14)",
     systems=SYSTEMS, reps=5, quick_reps=3, breakdown=False,
     grid=grid, table=table, findings=findings, figure=figure)

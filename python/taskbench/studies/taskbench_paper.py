@@ -18,6 +18,9 @@ from __future__ import annotations
 from taskbench.studies.metg_preset import MetgStudy, Sweep
 
 WIDE = 16
+# How the report and `study --list` cite the paper (the text is in ../shared/papers/task-bench-sc20.txt).
+TASK_BENCH = ('Slaughter et al., "Task Bench: A Parameterized Benchmark for Evaluating Parallel Runtime '
+              'Performance", SC20')
 
 
 def every_system(registry) -> list[str]:
@@ -72,35 +75,35 @@ def _communication_sweeps(quick: bool, cores: int) -> list[Sweep]:
 SYSTEMS = MetgStudy(
     name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
     figure_number="Fig. 9a",
-    paper="task-bench-sc20.txt Fig. 7/9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
+    paper=f"{TASK_BENCH}, Figs. 7 and 9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
     parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
     full_minutes="~25 min (estimated: 28 systems, 3 repetitions)")
 
 DEPENDENCIES = MetgStudy(
     name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
     figure_number="Fig. 10",
-    paper="task-bench-sc20.txt Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
+    paper=f"{TASK_BENCH}, Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
     parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
     full_minutes="~30 min (estimated)")
 
 PATTERNS_STUDY = MetgStudy(
     name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
     figure_number="Fig. 9a-c",
-    paper="task-bench-sc20.txt Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
+    paper=f"{TASK_BENCH}, Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
     parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
     full_minutes="~35 min (estimated)")
 
 GRAPHS_STUDY = MetgStudy(
     name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
     figure_number="Fig. 9d",
-    paper="task-bench-sc20.txt Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
+    paper=f"{TASK_BENCH}, Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
     parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
     full_minutes="~20 min (estimated)")
 
 COMMUNICATION = MetgStudy(
     name="communication", title="METG(50%) vs output bytes per task, spread r5 (paper Fig. 11)",
     figure_number="Fig. 11",
-    paper="task-bench-sc20.txt Fig. 11: efficiency vs granularity, 16 B to 64 KiB per task, spread, 4 graphs",
+    paper=f"{TASK_BENCH}, Fig. 11: efficiency vs granularity, 16 B to 64 KiB per task, spread, 4 graphs",
     parameter="bytes", default_systems=default_systems, sweeps=_communication_sweeps, log_axis=True,
     full_minutes="~40 min (estimated)")
 
