@@ -20,6 +20,9 @@ class Context:
     db_path: str
     build_dir: str | None
     console: Console
+    # Set by the commands that only read the store, before they first use it: it is then opened
+    # read-only (it may be a file that no one may write) and nothing is created or upgraded.
+    read_only: bool = False
 
     @functools.cached_property
     def layout(self) -> Layout:
@@ -31,7 +34,7 @@ class Context:
 
     @functools.cached_property
     def store(self) -> Store:
-        return Store(self.db_path)
+        return Store(self.db_path, read_only=self.read_only)
 
     @functools.cached_property
     def git_revision(self) -> str | None:

@@ -5,10 +5,12 @@ Exit codes (documented in docs/harness.md; scripts rely on them):
   1  internal error (a bug in the harness: the only case that shows a traceback)
   2  usage error: bad arguments, unknown system or campaign, bad flags passed to a system
   3  measured, but one or more runs failed (crash, validation, timeout); they are stored
-  4  environment: nothing built, system not available here, database unusable
+  4  environment: nothing built, system not available here, database unusable (damaged, or
+     read-only for a command that writes), a campaign another process is running
   5  `metg --strict`: measured, but a METG is unreliable (repetitions disagree, or other
      processes disturbed the runs); everything is stored, marked so
-  130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues
+  130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues (an interrupted
+     `taskbench run` stores nothing: its one run did not finish)
 """
 
 EXIT_OK = 0

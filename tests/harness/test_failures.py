@@ -1,5 +1,6 @@
-"""Failures are data: bad flags, validation faults, crashes and timeouts are stored with their
-reason, and a sweep goes on past them."""
+"""Failures are data: validation faults, crashes and timeouts are stored with their reason, and
+a sweep goes on past them. Flags the system rejects are the user's mistake, not data: one line,
+nothing stored (test_mistakes.py has more)."""
 
 import json
 import sqlite3
@@ -11,12 +12,11 @@ def runs(db):
     return [dict(r) for r in con.execute("SELECT * FROM runs ORDER BY id")]
 
 
-def test_bad_flags_are_stored_with_the_reason(cli, bin_dir):
-    code, _, _ = cli("-q", "run", "serial", "-steps", "4", "-iters", "5")
-    assert code == 2
-    (run,) = runs(cli.db)
-    assert run["status"] == "bad_flags" and "-iters" in run["reason"]
-    assert run["exit_code"] == 2
+def test_bad_flags_are_one_line_and_not_stored(cli, bin_dir):
+    code, out, err = cli("-q", "run", "serial", "-steps", "4", "-iters", "5")
+    assert code == 2 and out == ""
+    assert err == "taskbench: serial rejects its flags: unknown flag '-iters' (-h lists the flags)\n"
+    assert runs(cli.db) == []
 
 
 def test_validation_fault_is_stored(cli, bin_dir, monkeypatch):

@@ -186,7 +186,7 @@ def test_no_metg_is_unreliable_only_where_runs_were_disturbed():
                         metg_of_curve(never, 0.5)], 0.10)
     assert shaken.median is None
     assert shaken.unreliable == ["no METG while other processes shared the machine "
-                                 "(1 size(s) of 1 of 2 repetitions disturbed in every try)"]
+                                 "(1 size disturbed in every try, in 1 of 2 repetitions)"]
 
 
 def test_a_disturbed_repetition_makes_the_analysis_unreliable_and_the_study_table_says_so():
@@ -291,16 +291,16 @@ def test_disturbed_sweep_is_repeated_marked_unreliable_and_fails_strict(cli, por
     # The same campaign again under --strict: nothing runs twice, and the exit status says it.
     code, _, err = cli("-q", "metg", "--resume", "busy", "--strict")
     assert code == EXIT_UNRELIABLE, err
-    assert f"--strict: 1 unreliable METG(s) (port): exit status {EXIT_UNRELIABLE}" in err
+    assert f"--strict: 1 unreliable METG (port): exit status {EXIT_UNRELIABLE}" in err
     code, out, _ = cli("-q", "metg", "--external", port["external"], *SWEEP, "--campaign", "busy2", "--strict")
     assert code == EXIT_UNRELIABLE
     tsv = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
     float(tsv["port"][2])  # the METG column stays a number for scripts; the notes say it
     assert tsv["port"][-1].startswith("UNRELIABLE: repetitions disagree")
 
-    code, out, _ = cli("export", "--json", "-")
+    code, out, _ = cli("export", "--json", "-", "--campaigns")
     exported = json.loads(out)
-    assert {c["name"]: c["results"]["systems"]["port"]["reliable"] for c in exported["campaigns"]} == \
+    assert {c["name"]: c["results"]["systems"]["port"]["reliable"] for c in exported} == \
         {"busy": False, "busy2": False}
 
 

@@ -44,9 +44,9 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     text = page.read_text()
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
-    assert "core-to-core (start / end)" in text and html.escape(blas) in text  # whatever BLAS ran
+    assert html.escape(blas) in text  # whatever BLAS ran
     if latency:
-        assert f"{start:.0f} ns / {end:.0f} ns" in text
+        assert f"core-to-core {start:.0f} ns / {end:.0f} ns (start / end)" in text
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
     # METG bars, efficiency, throughput, a Gantt per system, the time split
     assert len(pngs) == 6 and all(is_png(p) for p in pngs)
@@ -58,7 +58,7 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert len(table) == n and {"system", "iter", "status", "granularity_seconds"} <= set(table[0])
     assert cli("export", "--json", "runs.json", "--campaign", "small")[0] == 0
     data = json.loads((tmp_path / "runs.json").read_text())
-    assert data["schema"] == "taskbench-export" and len(data["runs"]) == n
+    assert len(data) == n and {r["campaign"] for r in data} == {"small"}  # one record per run
 
     # A second campaign, then compare and the all-campaigns report.
     assert cli("-q", "metg", "serial", *SMALL, "--campaign", "again")[0] == 0
@@ -99,7 +99,7 @@ def test_user_mistakes_are_one_line(cli, bin_dir):
 
 def test_metg_vs_dependencies_figure_from_nearest_campaigns(cli, bin_dir, tmp_path):
     for radix in ("1", "3"):
-        code, _, err = cli("-q", "metg", "serial", "--pattern", "nearest", "--radix", radix,
+        code, _, err = cli("-q", "metg", "serial", "--pattern", "nearest", "--radix", radix, "--width", "4",
                            "--steps", "10", "--start-iter", "256", "--reps", "1")
         assert code == 0, err
     assert cli("report", "--html", "deps.html")[0] == 0

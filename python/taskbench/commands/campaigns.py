@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from taskbench.console import Fit
 from taskbench.errors import EXIT_OK
+
+# A campaign's name already starts with its kind and ends with its time: those go first.
+CAMPAIGNS_FIT = Fit(optional=("created", "kind", "what"))
 
 
 def add_parser(subparsers, common):
@@ -14,6 +18,7 @@ def add_parser(subparsers, common):
 
 
 def main(args, ctx) -> int:
+    ctx.read_only = True
     store = ctx.store
     rows = []
     for c in store.campaigns(args.kind):
@@ -23,8 +28,9 @@ def main(args, ctx) -> int:
         what = (f"{p.get('pattern')}/{p.get('kernel')}" if c["kind"] == "metg"
                 else f"study {p.get('study')}" if c["kind"] == "study"
                 else p.get("kernel") or " ".join(p.get("flags", [])))
-        rows.append([c["name"], c["kind"], c["status"], c["created"], ",".join(p.get("systems", [])),
+        rows.append([c["name"], c["kind"], c["status"], c["created"], ", ".join(p.get("systems", [])),
                      what, len(runs), len(runs) - statuses.get("ok", 0)])
     ctx.console.table(f"campaigns in {store.path}",
-                      ["campaign", "kind", "status", "created", "systems", "what", "runs", "failed"], rows)
+                      ["campaign", "kind", "status", "created", "systems", "what", "runs", "failed"], rows,
+                      CAMPAIGNS_FIT)
     return EXIT_OK

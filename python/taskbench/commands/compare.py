@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from taskbench import units
+from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
+from taskbench.report.tables import metg_label
 
 
 def add_parser(subparsers, common):
@@ -12,6 +14,13 @@ def add_parser(subparsers, common):
     p.add_argument("a", help="campaign name (the baseline)")
     p.add_argument("b", help="campaign name")
     return p
+
+
+def compare_fit(threshold: float) -> Fit:
+    # The graphs are the campaigns': the title says them on a terminal.
+    label = metg_label(threshold)
+    return Fit(short={f"{label} A": "METG A", f"{label} B": "METG B"},
+               tsv_only=("A pattern/kernel", "B pattern/kernel"))
 
 
 def compare_rows(a, b) -> list[list]:
@@ -33,10 +42,11 @@ def main(args, ctx) -> int:
     for c in (a, b):
         if c.campaign["kind"] != "metg":
             raise UserError(f"campaign '{c.name}' is a {c.campaign['kind']} campaign, not metg", EXIT_USAGE)
-    label = f"METG({a.params.threshold:.0%})"
-    ctx.console.table(f"{a.name} (A) vs {b.name} (B)",
-                      ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A"],
-                      compare_rows(a, b))
+    label = metg_label(a.params.threshold)
+    columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A"]
+    ctx.console.table(f"{label}: {a.name} (A, {a.params.pattern}/{a.params.kernel}) vs {b.name} "
+                      f"(B, {b.params.pattern}/{b.params.kernel})", columns, compare_rows(a, b),
+                      compare_fit(a.params.threshold))
     if a.params.threshold != b.params.threshold:
         ctx.console.warn("the campaigns use different thresholds")
     return EXIT_OK

@@ -1,4 +1,10 @@
-"""`taskbench export --csv FILE | --json FILE`: every stored run (or one campaign's)."""
+"""`taskbench export --csv FILE | --json FILE`: every stored run (or one campaign's), one row or
+object per run; with --campaigns, one per campaign instead.
+
+--json writes a JSON array of flat records (pandas.read_json loads it): the CSV's columns, with
+the JSON-valued ones (flags, argv, env, machine, load_average) and the bulky ones (report,
+stdout_tail) as nested values, not strings. docs/harness.md ("Commands") documents the shape.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ def add_parser(subparsers, common):
     target.add_argument("--csv", metavar="FILE", help="CSV file ('-' for stdout)")
     target.add_argument("--json", metavar="FILE", help="JSON file ('-' for stdout)")
     p.add_argument("--campaign", help="only this campaign's runs")
+    p.add_argument("--campaigns", action="store_true",
+                   help="the campaigns (parameters, machine, published results) instead of the runs")
     return p
 
 
@@ -32,26 +40,29 @@ def _open(path: str):
 
 
 def main(args, ctx) -> int:
+    ctx.read_only = True
     store = ctx.store
     if args.campaign:
         store.campaign(args.campaign)  # one-line error for an unknown name
-    runs = store.runs(args.campaign)
+    if args.campaigns:
+        records = [c for c in store.campaigns() if not args.campaign or c["name"] == args.campaign]
+        columns = list(records[0]) if records else []
+    else:
+        records = store.runs(args.campaign)
+        columns = ["id", *RUN_COLUMNS]
+    out = _open(args.json or args.csv)
     if args.json:
-        out = _open(args.json)
-        payload = {"schema": "taskbench-export", "schema_version": 1,
-                   "campaigns": [c for c in store.campaigns() if not args.campaign or c["name"] == args.campaign],
-                   "runs": runs}
-        json.dump(payload, out, indent=1, default=str)
+        json.dump([{c: r.get(c) for c in columns} for r in records], out, indent=1, default=str)
         out.write("\n")
     else:
-        out = _open(args.csv)
-        columns = ["id", *[c for c in RUN_COLUMNS if c not in CSV_SKIPPED]]
+        columns = [c for c in columns if c not in CSV_SKIPPED]
         writer = csv.writer(out)
         writer.writerow(columns)
-        for run in runs:
-            writer.writerow([json.dumps(run[c]) if isinstance(run.get(c), (dict, list)) else run.get(c)
+        for record in records:
+            writer.writerow([json.dumps(record[c]) if isinstance(record.get(c), (dict, list)) else record.get(c)
                              for c in columns])
     if out is not sys.stdout:
         out.close()
-        ctx.console.note(f"{len(runs)} runs written to {args.json or args.csv}")
+        what = "campaigns" if args.campaigns else "runs"
+        ctx.console.note(f"{len(records)} {what} written to {args.json or args.csv}")
     return EXIT_OK

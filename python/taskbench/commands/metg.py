@@ -22,7 +22,7 @@ from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.kernels import kernel_info, unit
 from taskbench.measure.sweep import SweepParams
 from taskbench.registry.external import add_externals, externals_from_specs
-from taskbench.report.tables import campaign_title, metg_table
+from taskbench.report.tables import campaign_title, metg_fit, metg_table
 
 DEFAULT_HTML = "taskbench-report.html"
 # With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,
@@ -39,7 +39,7 @@ def add_parser(subparsers, common):
     p.add_argument("--kernel", default="compute_bound")
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
-    p.add_argument("--radix", type=int, help="dependencies per task for nearest/spread")
+    p.add_argument("--radix", type=int, help="dependencies per task for nearest/spread (at most --width)")
     p.add_argument("--scratch", type=int, help="scratch bytes per task (memory kernels have a default)")
     p.add_argument("--flags", default="", help="more Task Bench flags for every run, e.g. \"-output 64\"")
     p.add_argument("--threshold", type=float, default=50.0, help="efficiency threshold in percent (50)")
@@ -126,6 +126,7 @@ def main(args, ctx) -> int:
     if args.resume is not None:
         target = campaign.resume_target(store, "metg", args.resume or args.campaign)
         name, params = target["name"], SweepParams.from_dict(target["params"])
+        store.claim(name)  # until the store is closed: no second process executes it meanwhile
         add_externals(ctx.registry, params.externals)
         if target["status"] == "done":
             ctx.console.note(f"campaign {name} is already complete; showing its results")
@@ -135,10 +136,11 @@ def main(args, ctx) -> int:
         params = _params(args, ctx)
         _preflight(ctx, params)
         name = args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel)
+        store.claim(name)  # a `--resume` of the latest unfinished campaign would pick this one
         campaign.create(store, name, "metg", params.to_dict(), ctx.git_revision)
         ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
-                         f"{params.kernel}, {params.steps} steps x {params.width} wide, "
-                         f"{params.reps} reps, METG({params.threshold:.0%}); stored in {store.path}")
+                         f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
+                         f"{units.count(params.reps, 'rep')}, METG({params.threshold:.0%}); stored in {store.path}")
     _warn_if_loaded(ctx)
     try:
         stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
@@ -149,7 +151,7 @@ def main(args, ctx) -> int:
     if args.trace:
         traces.trace_campaign(store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
-    ctx.console.table(campaign_title(analysis), columns, rows)
+    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold))
     _report_peaks(ctx, analysis)
     _record_own_peaks(store, name, analysis)
     store.set_campaign_results(name, results_record(analysis))
@@ -176,22 +178,27 @@ def main(args, ctx) -> int:
     if stats.failed:
         return EXIT_RUNS_FAILED
     if unreliable and args.strict:
-        ctx.console.warn(f"--strict: {len(unreliable)} unreliable METG(s) "
+        ctx.console.warn(f"--strict: {units.count(len(unreliable), 'unreliable METG')} "
                          f"({', '.join(c.system for c in unreliable)}): exit status {EXIT_UNRELIABLE}")
         return EXIT_UNRELIABLE
     return EXIT_OK
 
 
 def _preflight(ctx, params: SweepParams) -> None:
-    """One tiny run per system with the sweep's flags, so a typo in --flags or --pattern is one
-    line now instead of a campaign of failed runs."""
-    flags = params.flags(1)
-    flags[flags.index("-steps") + 1] = "1"
+    """Each system checks the sweep's flags before the campaign exists, so a typo in --flags or
+    --pattern is one line now instead of a campaign of failed runs. Once per system: the sweep's
+    flags differ only in -iter. With -h added, the core's parser reads every flag (the system's
+    own too, and the graph's limits at the sweep's real size) and exits 2 at a mistake, else
+    prints the help and exits 0, running nothing (docs/spec.md §4). An external command does not
+    know -h: one tiny run instead, which must print the summary lines."""
+    tiny = params.flags(1)
+    tiny[tiny.index("-steps") + 1] = "1"
     options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
     for name in params.systems:
+        flags = tiny if name in params.externals else [*params.flags(params.start_iter), "-h"]
         outcome = run_once(ctx.registry.get(name), flags, options, timeout=60)
         if outcome.status == "bad_flags":
-            raise UserError(f"{name} rejects the sweep's flags: {outcome.reason}", EXIT_USAGE)
+            raise campaign.rejected_flags(name, outcome.reason, "the sweep's flags")
         if name in params.externals and not outcome.ok:
             raise UserError(f"external {name} failed its first run ({outcome.status}): {outcome.reason}",
                             EXIT_USAGE)
@@ -201,7 +208,7 @@ def _report_peaks(ctx, analysis) -> None:
     for cores, info in analysis.peaks.describe().items():
         source = "stored `taskbench peak` run" if info["stored"] and info["peak"] == info["stored"] \
             else "best run of this campaign"
-        ctx.console.note(f"peak with {cores} core(s): {units.rate(info['peak'], unit(analysis.params.kernel))} "
+        ctx.console.note(f"peak with {units.count(cores, 'core')}: {units.rate(info['peak'], unit(analysis.params.kernel))} "
                          f"({source})")
 
 

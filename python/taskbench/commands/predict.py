@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from taskbench import provenance, units
+from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
 from taskbench.measure.predict import Application, predict
@@ -11,6 +12,9 @@ from taskbench.measure.predict import Application, predict
 DEFAULT_NODES = "1,2,4,8,16,32,64,128,256,512,1024"
 # The paper's Table 6: how far (mean factor) this prediction fell from measured strong scaling.
 PAPER_ERROR = "the paper (Table 6) finds this within 1.43-1.96x in nodes and 1.15-1.29x in time on average"
+
+PREDICT_FIT = Fit(short={"task granularity": "granularity", "granularity/METG": "ratio",
+                         ">= 50% efficient": "efficient"})
 
 
 def add_parser(subparsers, common):
@@ -64,7 +68,7 @@ def _stored_metg(ctx, system: str, campaign: str | None) -> float:
     if curve.summary.median is None:
         raise UserError(f"{system} has no METG in campaign '{campaign}': {curve.summary.text_status}", EXIT_USAGE)
     ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.median)} "
-                     f"(campaign {campaign}, {analysis.nodes} node(s)); METG rises with node count, "
+                     f"(campaign {campaign}, {units.count(analysis.nodes, 'node')}); METG rises with node count, "
                      "give --metg NODES=SECONDS for larger machines")
     return curve.summary.median
 
@@ -107,11 +111,12 @@ def main(args, ctx) -> int:
     rows = [[r.nodes, r.cores, f"{r.tasks:g}", units.seconds(r.granularity), units.seconds(r.metg),
              f"{r.margin:.2f}", units.seconds(r.ideal_time), "yes" if r.efficient else "no"]
             for r in result.rows]
-    ctx.console.table("predicted strong scaling (ideal time; efficient while granularity >= METG)",
+    ctx.console.table("predicted strong scaling: ideal time, efficient (>= 50%) while the task "
+                      "granularity is at least METG (ratio granularity/METG >= 1)",
                       ["nodes", "cores", "tasks", "task granularity", "METG", "granularity/METG",
-                       "ideal time", ">= 50% efficient"], rows)
+                       "ideal time", ">= 50% efficient"], rows, PREDICT_FIT)
     if result.limit is None:
-        print(f"limit: below METG already at {result.rows[0].nodes} node(s): "
+        print(f"limit: below METG already at {units.count(result.rows[0].nodes, 'node')}: "
               "the application's tasks are too small for this system")
     else:
         print(f"limit: {result.limit.nodes} nodes, time to solution {units.seconds(result.limit.ideal_time)}")

@@ -14,6 +14,7 @@ def add_parser(subparsers, common):
 
 
 def main(args, ctx) -> int:
+    ctx.read_only = True
     written = report.write_report(ctx.store, args.html, args.campaign, ctx.console)
     ctx.console.note(f"report: {written}")
     return EXIT_OK

@@ -7,7 +7,7 @@ goes to the system unchanged, so `taskbench run serial -h` shows the system's ow
 from __future__ import annotations
 
 from taskbench import units
-from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
@@ -82,24 +82,21 @@ def main(args, ctx) -> int:
     system = ctx.registry.require_available(_system_name(args, ctx))
     if args.breakdown:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
-    store = ctx.store
+    store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
     flags = list(args.system_flags)
-    name = args.campaign or campaign.new_name(store, "run", system.name)
-    campaign.create(store, name, "run", {"systems": [system.name], "flags": flags,
-                                         "ranks": args.ranks, "threads_per_rank": args.threads_per_rank,
-                                         "launcher": args.launcher, "breakdown": args.breakdown},
-                    ctx.git_revision)
-    stats = campaign.ExecutionStats()
-    run = campaign.execute_one(store, system, flags, campaign=name, key="run", rep=None,
-                               options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher),
-                               timeout=args.timeout, git_revision=ctx.git_revision, stats=stats)
-    store.finish_campaign(name)
+    params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
+              "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
+    try:
+        name, run = campaign.run_alone(store, system, flags, name=args.campaign, params=params,
+                                       options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher),
+                                       timeout=args.timeout, git_revision=ctx.git_revision)
+    except KeyboardInterrupt:
+        raise UserError("interrupted before the run ended: nothing was stored (`taskbench run` stores "
+                        "finished runs only; run it again)", EXIT_INTERRUPTED)
     show(ctx, run, name)
     if args.breakdown and run["status"] == "ok" and breakdown_of(run) is None:
         ctx.console.warn(f"{system.name} was asked for a breakdown but its report has none "
                          "(system_report.breakdown)")
-    if run["status"] == "bad_flags":
-        return EXIT_USAGE
     return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
 
 

@@ -7,8 +7,9 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 
 from __future__ import annotations
 
-from taskbench import provenance, studies
+from taskbench import provenance, studies, units
 from taskbench.commands.metg import BUSY_BACKGROUND
+from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.measure import campaign
 from taskbench.measure.analysis import background_load
@@ -51,7 +52,9 @@ def _size(study, ctx) -> tuple[str, str]:
 
 def _list(ctx) -> int:
     rows = [[study.name, study.title, *_size(study, ctx), study.paper] for study in studies.PRESETS.values()]
-    ctx.console.table("study presets", ["study", "what", "systems", "size (full / quick)", "paper"], rows)
+    # The systems and the paper's claim are paragraphs: below the table on a terminal.
+    ctx.console.table("study presets", ["study", "what", "systems", "size (full / quick)", "paper"], rows,
+                      Fit(notes=("systems", "paper"), keyed_by="study"))
     return EXIT_OK
 
 
@@ -85,6 +88,7 @@ def _campaign(args, ctx, study) -> str:
         if target["params"].get("study") != study.name:
             raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
                             f"not {study.name}", EXIT_USAGE)
+        store.claim(target["name"])  # until the store is closed: no second process executes it meanwhile
         ctx.console.note(f"resuming {target['name']}: {_stored(store, target)} runs already stored")
         return target["name"]
     systems, reps, retries = _request(args, study, ctx)
@@ -97,9 +101,11 @@ def _campaign(args, ctx, study) -> str:
                               retries)
     previous = None if args.campaign else execute.unfinished_like(store, params)
     if previous is not None:
+        store.claim(previous["name"])
         ctx.console.note(f"continuing the unfinished {previous['name']}: "
                          f"{_stored(store, previous)} runs already stored")
         return previous["name"]
+    store.claim(name)  # a re-run of the same request would continue this one
     campaign.create(store, name, execute.KIND, params, ctx.git_revision)
     for system, reason in params["unavailable"].items():
         ctx.console.warn(f"{system} is not available: {reason}")
@@ -107,7 +113,7 @@ def _campaign(args, ctx, study) -> str:
         ctx.console.note(f"{system} runs without a breakdown: {reason}")
     for note in params.get("notes", []):
         ctx.console.warn(note)
-    size = (f"{len(params['sweeps'])} METG sweeps of {reps} repetition(s)" if study.kind == "metg"
+    size = (f"{units.count(len(params['sweeps']), 'METG sweep')} of {units.count(reps, 'repetition')}" if study.kind == "metg"
             else f"{len(params['grid'])} runs, best of {reps}")
     ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, {size}; "
                      f"stored in {store.path}")
@@ -127,7 +133,9 @@ def main(args, ctx) -> int:
         else:
             stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
-        raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; re-run the same command "
+        # A METG study's runs are in its sweeps' campaigns: count those too.
+        stored = _stored(ctx.store, ctx.store.campaign(name))
+        raise UserError(f"interrupted: {stored} runs stored; re-run the same command "
                         f"or `taskbench study {study.name} --resume {name}` to continue", 130)
     result = results.load(ctx.store, name)
     background = background_load(result.runs)

@@ -1,28 +1,54 @@
-"""`taskbench systems`: every registry entry, available or not, and why not."""
+"""`taskbench systems`: every registry entry, available or not, and why not.
+
+On a terminal: one line per system (why not available cut to fit), or with --long the full
+descriptions and reasons as keyed lines below the table. Off a terminal and under -q, the
+tab-separated table is the same whatever --long says: every column, the reason or else the
+description in the last.
+"""
 
 from __future__ import annotations
 
+from taskbench.console import NOTES, Fit
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK
+
+WHY = "description / why not available"  # the TSV column (scripts read it by this name)
+# The short view: the one column that may be cut to keep a system on one line.
+SHORT_FIT = Fit(cut=("why not available",))
+LONG_FIT = Fit(keyed_by="system")
 
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("systems", parents=[common], help="list the systems and whether they can run here")
     p.add_argument("--available", action="store_true", help="only the systems that can run here")
+    p.add_argument("--long", action="store_true",
+                   help="full descriptions and reasons (default on a terminal: one line per system)")
     return p
+
+
+def _launcher(s) -> str:
+    return s.launcher + (f" ({s.mpi or 'openmpi'}, {s.ranks or 1} ranks)" if s.launcher == "mpirun" else "")
 
 
 def main(args, ctx) -> int:
     registry = ctx.registry
-    rows = []
-    for s in registry:
-        if args.available and not s.available:
-            continue
-        launch = s.launcher + (f" ({s.mpi or 'openmpi'}, {s.ranks or 1} ranks)" if s.launcher == "mpirun" else "")
-        rows.append([s.name, "yes" if s.available else "no", "yes" if s.default else "",
-                     launch, s.cores, s.paper_row, s.reason or s.description])
-    ctx.console.table(f"systems ({ctx.layout.describe()})",
-                      ["system", "available", "default", "launcher", "cores", "paper row",
-                       "description / why not available"], rows)
+    systems = [s for s in registry if s.available or not args.available]
+    title = f"systems ({ctx.layout.describe()})"
+    first = [[s.name, "yes" if s.available else "no", "yes" if s.default else ""] for s in systems]
+    if ctx.console.tabular:
+        rows = [[*row, _launcher(s), s.cores, s.paper_row, s.reason or s.description]
+                for row, s in zip(first, systems)]
+        columns = ["system", "available", "default", "launcher", "cores", "paper row", WHY]
+        ctx.console.table(title, columns, rows)
+    elif args.long:
+        rows = [[*row, _launcher(s), s.cores, s.paper_row,
+                 s.description + (f" Not available: {s.reason}" if s.reason else "")]
+                for row, s in zip(first, systems)]
+        columns = ["system", "available", "default", "launcher", "cores", "paper row", NOTES]
+        ctx.console.table(title, columns, rows, LONG_FIT)
+    else:
+        rows = [[*row, s.launcher, s.cores, s.reason] for row, s in zip(first, systems)]
+        columns = ["system", "available", "default", "launcher", "cores", "why not available"]
+        ctx.console.table(title, columns, rows, SHORT_FIT)
     if not registry.systems:
         ctx.console.warn(f"no registry entries found (looked in {ctx.layout.systems_dir})")
         return EXIT_ENVIRONMENT

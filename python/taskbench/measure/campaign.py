@@ -10,7 +10,7 @@ from datetime import datetime
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.runner import DISTURBED_CORES, run_once
+from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once
 from taskbench.measure import placement
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import Planner, SweepParams, run_key
@@ -34,6 +34,29 @@ def create(store, name: str, kind: str, params: dict, git_revision: str | None) 
     machine = provenance.machine()
     store.create_campaign(name, kind, params, machine, provenance.machine_id(machine), git_revision,
                           provenance.harness())
+
+
+def rejected_flags(system_name: str, reason: str, whose: str = "its flags") -> UserError:
+    """The system's own one-line message about its flags, saying which system said it."""
+    return UserError(f"{system_name} rejects {whose}: {reason.removeprefix(SYSTEM_MESSAGE_PREFIX)}", EXIT_USAGE)
+
+
+def run_alone(store, system, flags: list[str], *, name: str | None, params: dict, options: LaunchOptions,
+              timeout: float | None, git_revision: str | None) -> tuple[str, dict]:
+    """`taskbench run`: one run, then the campaign of its own that stores it (named `name`, or
+    run-SYSTEM-TIME). The run comes first, so flags the system rejects (a mistake, not a
+    measurement) and an interrupted run leave nothing in the store: no campaign without its run."""
+    if name and store.has_campaign(name):
+        raise UserError(f"campaign '{name}' already exists (choose another --campaign name)", EXIT_USAGE)
+    outcome = run_once(system, flags, options, timeout)
+    if outcome.status == "bad_flags":
+        raise rejected_flags(system.name, outcome.reason)
+    name = name or new_name(store, "run", system.name)
+    create(store, name, "run", params, git_revision)
+    run = store.add_run(make_record(outcome, campaign=name, key="run", system=system, flags=flags, rep=None,
+                                    git_revision=git_revision))
+    store.finish_campaign(name)
+    return name, run
 
 
 def resume_target(store, kind: str, name: str | None) -> dict:

@@ -17,6 +17,8 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+from taskbench import units
+
 
 @dataclass(frozen=True)
 class CurvePoint:
@@ -111,8 +113,9 @@ def summarize(values: list[MetgValue], max_spread: float | None = None) -> MetgS
         disturbed = [v for v in values if v.disturbed]
         if disturbed:
             summary.unreliable.append(
-                f"no METG while other processes shared the machine ({sum(v.disturbed for v in disturbed)} "
-                f"size(s) of {len(disturbed)} of {len(values)} repetitions disturbed in every try)")
+                f"no METG while other processes shared the machine "
+                f"({units.count(sum(v.disturbed for v in disturbed), 'size')} disturbed in every try, in "
+                f"{len(disturbed)} of {units.count(len(values), 'repetition')})")
         return summary
     summary.median = statistics.median(found)
     summary.low, summary.high = min(found), max(found)

@@ -19,6 +19,7 @@ from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.launch import why_not_here
 from taskbench.registry.breakdown import parse_breakdown
 from taskbench.registry.external import resolve_external
+from taskbench.registry.install_hint import install_hint
 from taskbench.registry.locations import Layout
 from taskbench.registry.python_modules import interpreter_of, missing_modules
 from taskbench.registry.system import System
@@ -77,7 +78,7 @@ def _binary_reason(system: System, layout: Layout) -> str:
     return f"binary missing ({system.binary} not in {layout.bin_dir}), run the build"
 
 
-def _why_not_here(system: System) -> str:
+def _why_not_here(system: System, layout: Layout) -> str:
     reason = why_not_here(system)  # the launcher's own check
     if reason:
         return reason
@@ -86,7 +87,7 @@ def _why_not_here(system: System) -> str:
         missing = missing_modules(interpreter, tuple(system.requires))
         if missing:
             return (f"Python module(s) {', '.join(missing)} not installed for {interpreter} "
-                    f"(scripts/install-deps.sh, or pip install {' '.join(missing)})")
+                    f"({install_hint(missing, layout.source_root)})")
     return ""
 
 
@@ -104,7 +105,7 @@ def resolve(system: System, layout: Layout) -> System:
         path = None
     if path is not None and path.is_file() and os.access(path, os.X_OK):
         system.binary_path = path
-        system.reason = _why_not_here(system)
+        system.reason = _why_not_here(system, layout)
     else:
         system.binary_path = None
         system.reason = _binary_reason(system, layout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from taskbench import units
+from taskbench.console import NOTES, Fit
 from taskbench.measure.kernels import unit
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
 
@@ -15,9 +16,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     staying a number and the notes carrying "UNRELIABLE".
     """
     p = analysis.params
-    label = f"METG({p.threshold:.0%})"
-    columns = ["system", "cores", label, "range over reps", "spread", "reps with METG",
-               "best efficiency", "peak", "failed runs", "notes"]
+    columns = ["system", "cores", metg_label(p.threshold), "range over reps", "spread", "reps with METG",
+               "best efficiency", "peak", "failed runs", NOTES]
     rows = []
     for name, curve in analysis.curves.items():
         s = curve.summary
@@ -28,12 +28,12 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
         if s.unreliable:
             notes.insert(0, f"UNRELIABLE: {'; '.join(s.unreliable)}")
         if curve.disturbed_points:
-            notes.append(f"{len(curve.disturbed_points)} sizes disturbed in every try "
+            notes.append(f"{units.count(len(curve.disturbed_points), 'size')} disturbed in every try "
                          f"(other processes used up to {max(b for _, _, b in curve.disturbed_points):.2f} cores)")
         if curve.own_peak is not None:
             notes.append(own_peak_note(curve.own_peak, p.kernel))
         if curve.noisy_points:
-            notes.append(f"{len(curve.noisy_points)} noisy sizes")
+            notes.append(units.count(len(curve.noisy_points), "noisy size"))
         if curve.failures:
             reasons = sorted({f"{r['status']}: {r['reason']}" for r in curve.failures})
             notes.append("failures: " + "; ".join(reasons[:2]) + (" ..." if len(reasons) > 2 else ""))
@@ -50,10 +50,26 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
+def metg_label(threshold: float) -> str:
+    return f"METG({threshold:.0%})"
+
+
+def metg_fit(threshold: float) -> Fit:
+    """metg_table on a terminal: short headers (campaign_title gives the threshold); failures and
+    spread are in the notes and the range, so they go first when the table cannot fit."""
+    return Fit(short={metg_label(threshold): "METG", "range over reps": "range", "reps with METG": "reps",
+                      "best efficiency": "eff.", "failed runs": "failed"},
+               optional=("failed runs", "spread", "peak"), keyed_by="system")
+
+
 def own_peak_note(own, kernel: str) -> str:
     """Why an external system's efficiency is not against the machine's peak."""
     return (f"external: efficiency vs its own best {units.rate(own.own, unit(kernel))}, "
             f"{own.factor:.1f}x below the machine peak with our kernel (another kernel family)")
+
+
+# On a terminal: the campaign goes first when narrow (the title can say it); long reasons below.
+FAILURES_FIT = Fit(optional=("campaign",))
 
 
 def failures_table(analyses) -> tuple[list[str], list[list]]:
@@ -72,8 +88,12 @@ def campaign_title(analysis) -> str:
     background = analysis.background_load
     noise = f", background load {background:.2f} cores" if background is not None else ""
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
-    return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {p.steps} steps x {p.width} wide, "
-            f"{p.reps} reps, threshold {p.threshold:.0%}{noise}{unfinished}")
+    return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide, "
+            f"{units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}{noise}{unfinished}")
+
+
+# On a terminal the parts are headers of their own (the title says "ns per task").
+BREAKDOWN_FIT = Fit(short={f"{p} ns/task": p for p in BREAKDOWN_PARTS}, optional=("campaign",))
 
 
 def breakdown_table(runs: list[dict]) -> tuple[list[str], list[list]]:
