@@ -94,6 +94,15 @@ def test_a_run_with_good_flags_is_stored_in_a_campaign_of_its_own(cli, bin_dir):
 
 # -- 2, 3. interrupted ----------------------------------------------------------------------------
 
+def test_a_systems_help_is_shown_as_it_prints_it_and_stores_nothing(bin_dir, tmp_path):
+    db = tmp_path / "help.db"
+    proc = harness(db, "run", "serial", "-h")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.startswith("Usage: ") and "-steps N" in out and "-worker" not in out  # serial's own flags
+    assert not db.exists()  # a question, not a measurement
+
+
 def test_an_interrupted_run_leaves_no_campaign(tmp_path, monkeypatch):
     _, started = slow_registry(tmp_path, monkeypatch)
     db = tmp_path / "tb.db"

@@ -6,7 +6,10 @@ goes to the system unchanged, so `taskbench run serial -h` shows the system's ow
 
 from __future__ import annotations
 
-from taskbench import units
+import subprocess
+import sys
+
+from taskbench import launch, units
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.measure import campaign
@@ -19,6 +22,8 @@ from taskbench.registry.external import add_externals, externals_from_specs
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
 OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
+# After SYSTEM, these ask the system for its flags.
+HELP_FLAGS = {"-h", "--help"}
 
 
 def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
@@ -80,6 +85,8 @@ def _system_name(args, ctx) -> str:
 
 def main(args, ctx) -> int:
     system = ctx.registry.require_available(_system_name(args, ctx))
+    if HELP_FLAGS & set(args.system_flags):
+        return system_help(system, args)
     if args.breakdown:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
@@ -98,6 +105,13 @@ def main(args, ctx) -> int:
         ctx.console.warn(f"{system.name} was asked for a breakdown but its report has none "
                          "(system_report.breakdown)")
     return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
+
+
+def system_help(system, args) -> int:
+    """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
+    plan = launch.plan(system, list(args.system_flags), LaunchOptions(args.ranks, args.threads_per_rank, args.launcher))
+    sys.stdout.flush()
+    return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
 
 
 def show(ctx, run: dict, name: str) -> None:
