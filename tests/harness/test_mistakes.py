@@ -224,6 +224,11 @@ def test_a_read_only_store_is_read_and_a_writing_command_says_why_not(cli, bin_d
     code, out, _ = cli("-q", "--db", str(db), "export", "--json", "-")
     assert code == 0 and [r["campaign"] for r in json.loads(out)] == ["one"]
     assert cli("-q", "--db", str(db), "report", "--html", str(cli.db.parent / "r.html"))[0] == 0
+    # compare and predict only read too: they get as far as the campaigns' contents.
+    code, _, err = cli("-q", "--db", str(db), "compare", "one", "one")
+    assert (code, err) == (EXIT_USAGE, "taskbench: campaign 'one' is a run campaign, not metg\n")
+    code, _, err = cli("-q", "--db", str(db), "predict", "--system", "serial", "--work", "1", "--tasks-per-core", "1")
+    assert code == EXIT_USAGE and "no stored metg campaign measured 'serial'" in err, err
     code, _, err = cli("-q", "--db", str(db), "run", "serial", "-steps", "3")
     assert code == EXIT_ENVIRONMENT
     assert err == (f"taskbench: {db}: the store is read-only, and this command writes to it; make it writable "

@@ -38,6 +38,7 @@ def compare_rows(a, b) -> list[list]:
 
 
 def main(args, ctx) -> int:
+    ctx.read_only = True
     a, b = analyze(ctx.store, args.a), analyze(ctx.store, args.b)
     for c in (a, b):
         if c.campaign["kind"] != "metg":

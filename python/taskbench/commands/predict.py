@@ -54,6 +54,7 @@ def _node_count(text: str, what: str) -> int:
 
 
 def _stored_metg(ctx, system: str, campaign: str | None) -> float:
+    ctx.read_only = True
     store = ctx.store
     if campaign is None:
         named = [c for c in store.campaigns("metg") if system in c["params"].get("systems", [])]
