@@ -46,7 +46,7 @@ def test_run_refuses_a_fault_on_a_task_the_graph_does_not_have(cli, bin_dir, mon
     monkeypatch.setenv("TASKBENCH_FAULT", "corrupt:0,99,1")
     code, out, err = cli("-q", "run", "serial", "-steps", "4", "-width", "4")
     assert code == 2 and out == ""
-    assert err.count("\n") == 1
+    assert err.count("\n") == 1 and err.startswith("taskbench: serial rejects the environment's TASKBENCH_FAULT: ")
     assert err.endswith(": TASKBENCH_FAULT=corrupt:0,99,1: graph 0 has no task (t=99, i=1): "
                         "4 timesteps x 4 points\n")
     assert rows(cli.db, "runs") == []
@@ -56,6 +56,6 @@ def test_metg_refuses_a_fault_on_a_task_the_sweep_does_not_have(cli, bin_dir, mo
     monkeypatch.setenv("TASKBENCH_FAULT", "hang:0,3,2")  # the sweep's graph is 10 x 2: no point 2
     code, out, err = cli("-q", "metg", "serial", "--width", "2", "--steps", "10", "--reps", "1")
     assert code == 2 and out == ""
-    assert err == ("taskbench: serial rejects the sweep's flags: TASKBENCH_FAULT=hang:0,3,2: graph 0 has "
+    assert err == ("taskbench: serial rejects the environment's TASKBENCH_FAULT: TASKBENCH_FAULT=hang:0,3,2: graph 0 has "
                    "no task (t=3, i=2): 10 timesteps x 2 points\n")
     assert rows(cli.db, "campaigns") == [] and rows(cli.db, "runs") == []

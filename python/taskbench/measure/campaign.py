@@ -36,9 +36,16 @@ def create(store, name: str, kind: str, params: dict, git_revision: str | None) 
                           provenance.harness())
 
 
+FAULT_VARIABLE = "TASKBENCH_FAULT"  # the core's fault switch (core/src/fault.h)
+
+
 def rejected_flags(system_name: str, reason: str, whose: str = "its flags") -> UserError:
-    """The system's own one-line message about its flags, saying which system said it."""
-    return UserError(f"{system_name} rejects {whose}: {reason.removeprefix(SYSTEM_MESSAGE_PREFIX)}", EXIT_USAGE)
+    """The system's own one-line message about its flags, saying which system said it (the fault
+    switch is checked with the flags, but it is the environment's, not a flag)."""
+    message = reason.removeprefix(SYSTEM_MESSAGE_PREFIX)
+    if message.startswith(f"{FAULT_VARIABLE}="):
+        whose = f"the environment's {FAULT_VARIABLE}"
+    return UserError(f"{system_name} rejects {whose}: {message}", EXIT_USAGE)
 
 
 def run_alone(store, system, flags: list[str], *, name: str | None, params: dict, options: LaunchOptions,
