@@ -241,6 +241,7 @@ def test_systems_is_one_line_per_system_on_a_terminal(fake_registry, tmp_path, w
     ghost = next(line for line in body if line.startswith("ghost_system"))
     assert " no " in ghost and "binary missing" in ghost and ghost.rstrip().endswith("…")
     assert "A description" not in out
+    assert "each reason in full: taskbench systems --long" in out + err  # where the cut text is
 
 
 @pytest.mark.parametrize("width", WIDTHS)

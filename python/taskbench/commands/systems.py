@@ -49,6 +49,8 @@ def main(args, ctx) -> int:
         rows = [[*row, s.launcher, s.cores, s.reason] for row, s in zip(first, systems)]
         columns = ["system", "available", "default", "launcher", "cores", "why not available"]
         ctx.console.table(title, columns, rows, SHORT_FIT)
+        if any(s.reason for s in systems):
+            ctx.console.note("each reason in full: taskbench systems --long")
     if not registry.systems:
         ctx.console.warn(f"no registry entries found (looked in {ctx.layout.systems_dir})")
         return EXIT_ENVIRONMENT
