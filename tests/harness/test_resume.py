@@ -203,3 +203,23 @@ def test_sigkill_at_any_point_then_resume(tmp_path, bin_dir):
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == done.returncode and stored(sweep.db) == after
     assert leftovers.processes_with(PROBE, sweep.marker) == []
+
+
+def test_resuming_a_complete_campaign_runs_nothing_and_keeps_its_figures(cli, bin_dir, monkeypatch):
+    assert cli("-q", "metg", "serial", "--width", "1", "--steps", "10", "--reps", "1", "--campaign", "done")[0] == 0
+    con = sqlite3.connect(cli.db)
+    before = con.execute("SELECT machine, results FROM campaigns WHERE name='done'").fetchone()
+    runs = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    con.close()
+
+    def no_probe(*_):
+        raise AssertionError("a complete campaign's core-to-core latency was measured again")
+    monkeypatch.setattr("taskbench.measure.placement.one_way_ns", no_probe)
+    code, out, err = cli("metg", "--resume", "done")
+    assert code == 0, err
+    assert "campaign done is already complete; showing its results" in err
+    assert f"0 runs executed, {runs} reused from the store, 0 failed" in err
+    con = sqlite3.connect(cli.db)
+    assert con.execute("SELECT machine, results FROM campaigns WHERE name='done'").fetchone() == before
+    assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == runs
+    con.close()

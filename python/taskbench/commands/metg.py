@@ -128,11 +128,13 @@ def main(args, ctx) -> int:
         name, params = target["name"], SweepParams.from_dict(target["params"])
         store.claim(name)  # until the store is closed: no second process executes it meanwhile
         add_externals(ctx.registry, params.externals)
-        if target["status"] == "done":
+        complete = target["status"] == "done"
+        if complete:
             ctx.console.note(f"campaign {name} is already complete; showing its results")
         else:
             ctx.console.note(f"resuming {name}: {len(store.runs(name))} runs already stored")
     else:
+        complete = False
         params = _params(args, ctx)
         _preflight(ctx, params)
         name = args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel)
@@ -141,9 +143,12 @@ def main(args, ctx) -> int:
         ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
                          f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
                          f"{units.count(params.reps, 'rep')}, METG({params.threshold:.0%}); stored in {store.path}")
-    _warn_if_loaded(ctx)
     try:
-        stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
+        if complete:  # nothing to run, and its machine's figures (core-to-core latency) stay its own
+            stats = campaign.ExecutionStats(reused=len(store.runs(name)))
+        else:
+            _warn_if_loaded(ctx)
+            stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
                         f"`taskbench metg --resume {name}`", 130)
