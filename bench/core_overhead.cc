@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
   } cases[] = {{"stencil_1d w=2", make(STENCIL_1D, 2, 3)},      {"stencil_1d w=64", make(STENCIL_1D, 64, 3)},
                {"nearest r=5 w=64", make(NEAREST, 64, 5)},      {"fft w=64", make(FFT, 64, 3)},
                {"spread r=5 w=64", make(SPREAD, 64, 5)},        {"random_nearest r=5", make(RANDOM_NEAREST, 64, 5)},
+               {"random_nearest r=3", make(RANDOM_NEAREST, 64, 3)},  {"random_nearest r=9", make(RANDOM_NEAREST, 64, 9)},
+               {"random_spread r=5 w=64", make(RANDOM_SPREAD, 64, 5)},
                {"all_to_all w=16", make(ALL_TO_ALL, 16, 3)}};
   std::printf("%-22s %22s %26s\n", "pattern", "ns per query", "execute_point empty (ns)");
   for (const Case& c : cases) {

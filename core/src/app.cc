@@ -13,6 +13,7 @@
 #include "args.h"
 #include "fault.h"
 #include "graph_check.h"
+#include "graph_seed.h"
 #include "report.h"
 #include "thread_state.h"
 #include "tool_report.h"
@@ -87,6 +88,7 @@ struct App::Impl {
   long ranks = 1, threads_per_rank = 1;
   int rank = 0;
   std::vector<std::pair<std::string, std::string>> system_report;
+  const void* seeds = nullptr;  // this App's seed table (graph_seed.h)
 };
 
 App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
@@ -94,7 +96,9 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
   for (int a = 0; a < argc; ++a) impl_->command.emplace_back(argv[a]);
   const std::vector<std::string> args(impl_->command.begin() + (argc > 0 ? 1 : 0),
                                       impl_->command.end());
-  const long default_width = impl_->options.width_defaults_to_cores ? available_cores() : 4;
+  // A graph without -width is 4 wide on every system, as in the original: one command line,
+  // one graph; a system's worker count is its own flag.
+  constexpr long default_width = 4;
   try {
     impl_->config = parse_args(args, impl_->options.flags, default_width);
   } catch (const UsageError& e) {
@@ -109,6 +113,7 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
     std::exit(0);
   }
   for (const task_graph_t& g : impl_->config.graphs) impl_->graphs.emplace_back(g);
+  impl_->seeds = publish_graph_seeds(impl_->config.seeds);
   // Enough for any sensible thread count; a thread beyond it allocates its own block.
   prepare_thread_states(static_cast<size_t>(std::max(64L, 2 * available_cores())),
                         impl_->graphs.size());
@@ -125,7 +130,7 @@ App::App(int argc, char** argv, AppOptions options) : impl_(new Impl) {
   reset_thread_states();
 }
 
-App::~App() = default;
+App::~App() { withdraw_graph_seeds(impl_->seeds); }
 
 const std::vector<TaskGraph>& App::graphs() const { return impl_->graphs; }
 int App::verbosity() const { return impl_->config.verbosity; }
@@ -229,7 +234,7 @@ std::string TaskGraph::describe() const {
                 pattern_name(g.dependence), g.timesteps, g.max_width, g.radix, g.period,
                 g.fraction_connected, kernel_name(g.kernel.type), g.kernel.iterations,
                 g.kernel.samples, g.kernel.imbalance, g.output_bytes_per_task,
-                g.scratch_bytes_per_task, g.seed);
+                g.scratch_bytes_per_task, taskbench_graph_seed(g.graph_index));
   return buf;
 }
 

@@ -15,6 +15,7 @@ namespace taskbench {
 
 struct Config {
   std::vector<task_graph_t> graphs;
+  std::vector<unsigned long> seeds;  // -seed of each graph (task_graph_t has no field for it)
   long nodes = 1;
   int verbosity = 0;
   bool skip_graph_validation = false;

@@ -52,10 +52,9 @@ app_t app_create(int argc, char** argv) {
 }
 
 app_t app_create_for_system(int argc, char** argv, const char* system_name,
-                            const taskbench_flag_t* flags, int n_flags, bool width_defaults_to_cores) {
+                            const taskbench_flag_t* flags, int n_flags, bool /*ignored*/) {
   AppOptions options;
   options.system = system_name ? system_name : "unknown";
-  options.width_defaults_to_cores = width_defaults_to_cores;
   for (int k = 0; k < n_flags; ++k)
     options.flags.push_back(SystemFlag{flags[k].name, flags[k].value_name ? flags[k].value_name : "",
                                        flags[k].help ? flags[k].help : "", flags[k].min_value});

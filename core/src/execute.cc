@@ -71,13 +71,31 @@ void task_graph_execute_point_scratch(task_graph_t g, long t, long i, char* outp
   if (run_switches.tracing) st.trace.push_back({g.graph_index, t, i, start, taskbench_wall_time()});
 }
 
-void task_graph_execute_point_scratch_nonconst(task_graph_t g, long t, long i, char* output,
-                                               size_t output_bytes, char** inputs,
+void task_graph_execute_point_scratch_auto(task_graph_t g, long t, long i, char* output,
+                                           size_t output_bytes, const char** inputs,
+                                           const size_t* input_bytes, size_t n_inputs,
+                                           size_t scratch_bytes) {
+  // A per-thread buffer, grown and prepared on first use, instead of one per call: the same
+  // contents the port would have passed, without an allocation per task.
+  char* scratch = scratch_bytes > 0 ? thread_scratch(this_thread_state(), scratch_bytes) : nullptr;
+  task_graph_execute_point_scratch(g, t, i, output, output_bytes, inputs, input_bytes, n_inputs,
+                                   scratch, scratch_bytes);
+}
+
+void task_graph_execute_point_scratch_nonconst(task_graph_t g, long t, long i, int64_t* output,
+                                               size_t output_bytes, int64_t** inputs,
                                                const size_t* input_bytes, size_t n_inputs,
                                                char* scratch, size_t scratch_bytes) {
-  task_graph_execute_point_scratch(g, t, i, output, output_bytes,
-                                   const_cast<const char**>(inputs), input_bytes, n_inputs,
-                                   scratch, scratch_bytes);
+  task_graph_execute_point_scratch(g, t, i, reinterpret_cast<char*>(output), output_bytes,
+                                   const_cast<const char**>(reinterpret_cast<char**>(inputs)),
+                                   input_bytes, n_inputs, scratch, scratch_bytes);
+}
+
+void task_graph_execute_point_nonconst(task_graph_t g, long t, long i, int64_t* output,
+                                       size_t output_bytes, int64_t** inputs,
+                                       const size_t* input_bytes, size_t n_inputs) {
+  task_graph_execute_point_scratch_nonconst(g, t, i, output, output_bytes, inputs, input_bytes,
+                                            n_inputs, nullptr, 0);
 }
 
 void task_graph_execute_point(task_graph_t g, long t, long i, char* output, size_t output_bytes,

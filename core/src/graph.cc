@@ -31,9 +31,21 @@ static long spread_step(long k, long w, long r) { return k * (w / r) + k * (w % 
 long spread_dependencies(const Graph& g, long dset, long i, interval_t* out, bool thin) {
   const long w = g.max_width;
   long n = 0;
+  if (thin) {  // eight draws at a time (hash.h)
+    const RandomEdges::Consumer edges(RandomEdges(g, dset), i);
+    for (long base = 0; base < g.radix; base += 8) {
+      const int count = static_cast<int>(std::min(8L, g.radix - base));
+      long producers[8];
+      for (int k = 0; k < count; ++k)
+        producers[k] = floor_mod(i + spread_step(base + k, w, g.radix) + (base + k > 0 ? dset : 0), w);
+      for (unsigned kept = edges.kept8(producers, count); kept != 0; kept &= kept - 1)
+        out[n++].start = producers[__builtin_ctz(kept)];
+    }
+    return points_to_intervals(out, n);
+  }
   for (long k = 0; k < g.radix; ++k) {
     long j = floor_mod(i + spread_step(k, w, g.radix) + (k > 0 ? dset : 0), w);
-    if (!thin || kept(g, dset, j, i)) out[n++].start = j;
+    out[n++].start = j;
   }
   return points_to_intervals(out, n);
 }
@@ -41,11 +53,53 @@ long spread_dependencies(const Graph& g, long dset, long i, interval_t* out, boo
 long spread_reverse(const Graph& g, long dset, long j, interval_t* out, bool thin) {
   const long w = g.max_width;
   long n = 0;
+  if (thin) {
+    const RandomEdges edges(g, dset);
+    for (long base = 0; base < g.radix; base += 8) {
+      const int count = static_cast<int>(std::min(8L, g.radix - base));
+      long consumers[8], producers[8];
+      for (int k = 0; k < count; ++k) {
+        consumers[k] = floor_mod(j - spread_step(base + k, w, g.radix) - (base + k > 0 ? dset : 0), w);
+        producers[k] = j;
+      }
+      for (unsigned kept = edges.kept8(consumers, producers, count); kept != 0; kept &= kept - 1)
+        out[n++].start = consumers[__builtin_ctz(kept)];
+    }
+    return points_to_intervals(out, n);
+  }
   for (long k = 0; k < g.radix; ++k) {
     long i = floor_mod(j - spread_step(k, w, g.radix) - (k > 0 ? dset : 0), w);
-    if (!thin || kept(g, dset, j, i)) out[n++].start = i;
+    out[n++].start = i;
   }
   return points_to_intervals(out, n);
+}
+
+long random_nearest_dependencies(const Graph& g, long dset, long i, interval_t* out) {
+  if (g.radix == 0) return 0;
+  const long lo = std::max(0L, i - g.radix / 2), hi = std::min(g.max_width - 1, i + (g.radix - 1) / 2);
+  // Eight draws at a time (hash.h), then the kept points as intervals.
+  const RandomEdges::Consumer edges(RandomEdges(g, dset), i);
+  long n = 0;
+  for (long base = lo; base <= hi; base += 8) {
+    const int count = static_cast<int>(std::min(8L, hi - base + 1));
+    for (unsigned kept = edges.kept8(siphash::iota8(base), count); kept != 0; kept &= kept - 1)
+      n = append_point(out, n, base + __builtin_ctz(kept));
+  }
+  return n;
+}
+
+long random_nearest_reverse(const Graph& g, long dset, long j, interval_t* out) {
+  if (g.radix == 0) return 0;
+  const long lo = std::max(0L, j - (g.radix - 1) / 2), hi = std::min(g.max_width - 1, j + g.radix / 2);
+  const RandomEdges edges(g, dset);
+  long n = 0;
+  for (long base = lo; base <= hi; base += 8) {
+    const int count = static_cast<int>(std::min(8L, hi - base + 1));
+    const siphash::Lanes producers = static_cast<uint64_t>(j) - siphash::Lanes{};
+    for (unsigned kept = edges.kept8(siphash::iota8(base), producers, count); kept != 0; kept &= kept - 1)
+      n = append_point(out, n, base + __builtin_ctz(kept));
+  }
+  return n;
 }
 
 }  // namespace pattern

@@ -49,11 +49,10 @@ inline long single(interval_t* out, long lo, long hi, long width) {
 long points_to_intervals(interval_t* out, long n);
 long spread_dependencies(const Graph& g, long dset, long i, interval_t* out, bool thin);
 long spread_reverse(const Graph& g, long dset, long j, interval_t* out, bool thin);
+// Out of line (graph.cc): their eight-lane hashing would otherwise weigh on every pattern's query.
+long random_nearest_dependencies(const Graph& g, long dset, long i, interval_t* out);
+long random_nearest_reverse(const Graph& g, long dset, long j, interval_t* out);
 
-inline bool kept(const Graph& g, long dset, long dep, long point) {
-  if (dep == point) return true;
-  return pattern_uniform(g.seed, g.graph_index, g.radix, dset, dep, point) < g.fraction_connected;
-}
 
 inline long offset(const Graph& g, long t) {
   return g.dependence == DOM ? std::max(0L, t + g.max_width - g.timesteps) : 0;
@@ -134,14 +133,7 @@ inline long dependencies(const Graph& g, long dset, long i, interval_t* out) {
       if (g.radix == 0) return 0;
       return single(out, i - g.radix / 2, i + (g.radix - 1) / 2, w);
     case SPREAD: return spread_dependencies(g, dset, i, out, false);
-    case RANDOM_NEAREST: {
-      if (g.radix == 0) return 0;
-      long lo = std::max(0L, i - g.radix / 2), hi = std::min(w - 1, i + (g.radix - 1) / 2);
-      long n = 0;
-      for (long j = lo; j <= hi; ++j)
-        if (kept(g, dset, j, i)) n = append_point(out, n, j);
-      return n;
-    }
+    case RANDOM_NEAREST: return random_nearest_dependencies(g, dset, i, out);
     case RANDOM_SPREAD: return spread_dependencies(g, dset, i, out, true);
   }
   return 0;
@@ -162,14 +154,7 @@ inline long reverse_dependencies(const Graph& g, long dset, long j, interval_t* 
       if (g.radix == 0) return 0;
       return single(out, j - (g.radix - 1) / 2, j + g.radix / 2, w);
     case SPREAD: return spread_reverse(g, dset, j, out, false);
-    case RANDOM_NEAREST: {
-      if (g.radix == 0) return 0;
-      long lo = std::max(0L, j - (g.radix - 1) / 2), hi = std::min(w - 1, j + g.radix / 2);
-      long n = 0;
-      for (long i = lo; i <= hi; ++i)
-        if (kept(g, dset, j, i)) n = append_point(out, n, i);
-      return n;
-    }
+    case RANDOM_NEAREST: return random_nearest_reverse(g, dset, j, out);
     case RANDOM_SPREAD: return spread_reverse(g, dset, j, out, true);
   }
   return 0;

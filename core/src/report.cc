@@ -93,7 +93,7 @@ std::string report_json(const ReportInput& in) {
         .field("output_bytes", static_cast<long long>(g.output_bytes_per_task))
         .field("scratch_bytes", static_cast<long long>(g.scratch_bytes_per_task))
         .field("fields", g.nb_fields)
-        .field("seed", g.seed)
+        .field("seed", taskbench_graph_seed(g.graph_index))
         .field("tasks", gt.tasks)
         .field("dependencies", gt.dependencies)
         .field("flops", gt.flops)

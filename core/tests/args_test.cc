@@ -59,7 +59,9 @@ TEST(Args, EveryFlagIsParsedAndAndStartsAFreshGraph) {
   EXPECT_EQ(a.scratch_bytes_per_task, 512u);
   EXPECT_EQ(a.kernel.samples, 2);
   EXPECT_EQ(a.nb_fields, 3);
-  EXPECT_EQ(a.seed, 11u);
+  ASSERT_EQ(c.seeds.size(), 2u);
+  EXPECT_EQ(c.seeds[0], 11u);  // kept beside the graph: task_graph_t has the original's layout
+  EXPECT_EQ(c.seeds[1], 0u);
   EXPECT_EQ(c.graphs[1].graph_index, 1);
   EXPECT_EQ(c.graphs[1].timesteps, 4);  // back to the default
   EXPECT_DOUBLE_EQ(c.graphs[1].kernel.imbalance, 1.5);

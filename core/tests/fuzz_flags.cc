@@ -85,7 +85,8 @@ std::string message_problem(const std::vector<std::string>& args, const std::str
   return "message names no flag";
 }
 
-long field(const task_graph_t& g, const std::string& flag) {
+long field(const Config& c, size_t k, const std::string& flag) {
+  const task_graph_t& g = c.graphs[k];
   if (flag == "-steps") return g.timesteps;
   if (flag == "-width") return g.max_width;
   if (flag == "-radix") return g.radix;
@@ -95,7 +96,7 @@ long field(const task_graph_t& g, const std::string& flag) {
   if (flag == "-scratch") return static_cast<long>(g.scratch_bytes_per_task);
   if (flag == "-sample") return g.kernel.samples;
   if (flag == "-field") return g.nb_fields;
-  if (flag == "-seed") return static_cast<long>(g.seed);
+  if (flag == "-seed") return k < c.seeds.size() ? static_cast<long>(c.seeds[k]) : LONG_MIN;
   return LONG_MIN;
 }
 
@@ -138,7 +139,7 @@ std::string config_problem(const fuzz::FlagLine& line, const Config& c, unsigned
     const long got = where.first < 0 ? (where.second == "-nodes" ? c.nodes : c.system_values.count(where.second)
                                                                                  ? c.system_values.at(where.second)
                                                                                  : LONG_MIN)
-                                     : field(c.graphs[static_cast<size_t>(where.first)], where.second);
+                                     : field(c, static_cast<size_t>(where.first), where.second);
     if (got != value)
       return where.second + " of graph " + std::to_string(where.first) + " is " + std::to_string(got) +
              ", the line says " + std::to_string(value);

@@ -50,7 +50,7 @@ bool spec_raw_dependencies(const task_graph_t& g, long d, long i, std::vector<In
   auto thin = [&](std::vector<long> candidates) {
     std::vector<long> kept;
     for (long j : candidates)
-      if (j == i || spec::uniform(g.seed, {g.graph_index, r, d, j, i}) < g.fraction_connected) kept.push_back(j);
+      if (j == i || spec::uniform(spec::seed_of(g), {g.graph_index, r, d, i, j}) < g.fraction_connected) kept.push_back(j);
     return kept;
   };
   switch (g.dependence) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -27,19 +28,58 @@ inline Points in_range(const Points& p, long lo, long hi) {
   return normalized(out);
 }
 
-// The documented hash (docs/spec.md §1): splitmix64 finalizer chained over the values.
-inline uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+// The documented hash (docs/spec.md §1), written from the SipHash paper: SipHash-2-4 of a byte
+// string, key {1, 2, ..., 15, 0} (its first 8 bytes XORed with a nonzero -seed).
+inline uint64_t rotl(uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
+
+inline uint64_t siphash24(const unsigned char key[16], const std::vector<unsigned char>& msg) {
+  auto word = [](const unsigned char* p) {
+    uint64_t w = 0;
+    for (int b = 7; b >= 0; --b) w = (w << 8) | p[b];
+    return w;
+  };
+  const uint64_t k0 = word(key), k1 = word(key + 8);
+  uint64_t v[4] = {k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+                   k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL};
+  auto sip_round = [&v] {
+    v[0] += v[1]; v[2] += v[3];
+    v[1] = rotl(v[1], 13); v[3] = rotl(v[3], 16);
+    v[1] ^= v[0]; v[3] ^= v[2];
+    v[0] = rotl(v[0], 32);
+    v[2] += v[1]; v[0] += v[3];
+    v[1] = rotl(v[1], 17); v[3] = rotl(v[3], 21);
+    v[1] ^= v[2]; v[3] ^= v[0];
+    v[2] = rotl(v[2], 32);
+  };
+  // The message padded with zeros to a multiple of 8 bytes, the last byte its length mod 256.
+  std::vector<unsigned char> padded(msg);
+  while (padded.size() % 8 != 7) padded.push_back(0);
+  padded.push_back(static_cast<unsigned char>(msg.size() & 0xff));
+  for (size_t k = 0; k < padded.size(); k += 8) {
+    const uint64_t m = word(padded.data() + k);
+    v[3] ^= m;
+    sip_round();
+    sip_round();
+    v[0] ^= m;
+  }
+  v[2] ^= 0xff;
+  for (int r = 0; r < 4; ++r) sip_round();
+  return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
+// value(seed, {a, b, ...}) = SipHash of the longs' little-endian bytes, times 2^-64.
 inline double uniform(uint64_t seed, std::vector<long> values) {
-  uint64_t h = splitmix(seed ^ 1);  // domain 1: patterns
-  for (long v : values) h = splitmix(h ^ static_cast<uint64_t>(v));
-  return static_cast<double>(h >> 11) / 9007199254740992.0;  // 2^53
+  unsigned char key[16];
+  for (int b = 0; b < 16; ++b) key[b] = static_cast<unsigned char>((b + 1) % 16);
+  for (int b = 0; b < 8; ++b) key[b] ^= static_cast<unsigned char>(seed >> (8 * b));
+  std::vector<unsigned char> bytes;
+  for (long v : values)
+    for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<unsigned char>(static_cast<uint64_t>(v) >> (8 * b)));
+  return std::ldexp(static_cast<double>(siphash24(key, bytes)), -64);
 }
+
+// The seed of a graph, which the core keeps per graph_index (0 for a graph made by hand).
+inline uint64_t seed_of(const task_graph_t& g) { return taskbench_graph_seed(g.graph_index); }
 
 inline long dependence_sets(const task_graph_t& g) {
   switch (g.dependence) {
@@ -96,7 +136,7 @@ inline Points dependencies(const task_graph_t& g, long d, long i) {
   auto thin = [&](const Points& candidates) {
     Points kept;
     for (long j : candidates)
-      if (j == i || uniform(g.seed, {g.graph_index, r, d, j, i}) < g.fraction_connected)
+      if (j == i || uniform(seed_of(g), {g.graph_index, r, d, i, j}) < g.fraction_connected)
         kept.push_back(j);
     return kept;
   };

@@ -26,10 +26,9 @@ namespace {
 using FlagSpec = std::tuple<std::string, std::string, std::string, long, long, bool>;
 
 taskbench::AppOptions options_of(const std::string& system, const std::vector<FlagSpec>& flags,
-                                 bool width_defaults_to_cores, const std::string& version) {
+                                 const std::string& version) {
   taskbench::AppOptions options;
   options.system = system;
-  options.width_defaults_to_cores = width_defaults_to_cores;
   options.version = version;
   for (const auto& [name, value_name, help, lo, hi, text] : flags)
     options.flags.push_back({name, value_name, help, lo, hi, text});
@@ -40,8 +39,7 @@ taskbench::AppOptions options_of(const std::string& system, const std::vector<Fl
 // printed nothing yet, so nothing of its output is lost. argv comes as bytes (os.fsencode):
 // a command line need not be UTF-8, and the core must see the bytes the process was given.
 void construct(taskbench::App* self, const std::vector<nb::bytes>& argv_bytes, const std::string& system,
-               const std::vector<FlagSpec>& flags, bool width_defaults_to_cores,
-               const std::string& version) {
+               const std::vector<FlagSpec>& flags, const std::string& version) {
   std::vector<std::string> argv;
   for (const nb::bytes& b : argv_bytes) argv.emplace_back(b.c_str(), b.size());
   std::vector<char*> pointers;
@@ -49,7 +47,7 @@ void construct(taskbench::App* self, const std::vector<nb::bytes>& argv_bytes, c
   pointers.push_back(nullptr);
   // The App copies argv; it is neither copyable nor movable, so it is built in place.
   new (self) taskbench::App(static_cast<int>(argv.size()), pointers.data(),
-                            options_of(system, flags, width_defaults_to_cores, version));
+                            options_of(system, flags, version));
 }
 
 void report(const taskbench::App& app, double elapsed, const std::optional<std::vector<long long>>& executed) {
@@ -66,7 +64,7 @@ void report(const taskbench::App& app, double elapsed, const std::optional<std::
 void bind_app(nb::module_& m) {
   nb::class_<taskbench::App>(m, "App", "The run's flags and graphs, and its report (docs/spec.md §4, §5).")
       .def("__init__", &construct, nb::arg("argv"), nb::arg("system"),
-           nb::arg("flags") = std::vector<FlagSpec>{}, nb::arg("width_defaults_to_cores") = false,
+           nb::arg("flags") = std::vector<FlagSpec>{},
            nb::arg("version") = "",
            "Parses argv, a list of bytes (argv[0] is the program name). flags: (name, value_name, "
            "help, min, max, text) per system flag, value_name '' for a switch, text True for a "

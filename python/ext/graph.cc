@@ -57,7 +57,8 @@ void execute(const TaskGraph& g, long t, long i, nb::handle output, nb::handle i
   }
 }
 
-// Fields of task_graph_t, in declaration order: what a worker process needs to rebuild it.
+// Fields of task_graph_t, in declaration order, then the graph's -seed (which the core keeps
+// beside it, per graph_index): what a worker process needs to rebuild it.
 using GraphState = std::tuple<long, long, long, int, long, long, double, int, long, int, double,
                               size_t, size_t, int, unsigned long>;
 
@@ -66,7 +67,7 @@ GraphState state_of(const TaskGraph& graph) {
   return {g.graph_index, g.timesteps, g.max_width, static_cast<int>(g.dependence), g.radix,
           g.period, g.fraction_connected, static_cast<int>(g.kernel.type), g.kernel.iterations,
           g.kernel.samples, g.kernel.imbalance, g.output_bytes_per_task,
-          g.scratch_bytes_per_task, g.nb_fields, g.seed};
+          g.scratch_bytes_per_task, g.nb_fields, taskbench_graph_seed(g.graph_index)};
 }
 
 task_graph_t graph_of(const GraphState& s) {
@@ -85,7 +86,8 @@ task_graph_t graph_of(const GraphState& s) {
   g.output_bytes_per_task = std::get<11>(s);
   g.scratch_bytes_per_task = std::get<12>(s);
   g.nb_fields = std::get<13>(s);
-  g.seed = std::get<14>(s);
+  // A worker rebuilding the driver's graph takes its seed too (a no-op where it is already set).
+  taskbench_set_graph_seed(g.graph_index, std::get<14>(s));
   return g;
 }
 

@@ -28,7 +28,7 @@ from taskbench import _core
 def make_app(argv: list[str]) -> App:
     return App([Flag("-worker", "N", "PEs: processes charmrun starts, one task at a time each (default: cores)",
                      1, MAX_WORKERS)],
-               width_defaults_to_cores=True, version=engine_version("charm4py"), argv=argv)
+               version=engine_version("charm4py"), argv=argv)
 
 
 def launch() -> None:

@@ -11,7 +11,7 @@ from taskbench.engine.dask_graph import task_graph
 
 def main() -> None:
     app = App([Flag("-worker", "N", "threads of Dask's threaded scheduler (default: cores)", 1, MAX_WORKERS)],
-              width_defaults_to_cores=True, version=engine_version("dask"))
+              version=engine_version("dask"))
     dask = import_engine("dask.threaded", "dask", app)
     workers = app.flag("-worker", available_cores())
     app.set_parallelism(1, workers)

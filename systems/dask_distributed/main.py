@@ -63,7 +63,6 @@ def main() -> None:
                Flag("-threads", "N", "threads per worker process started (default 1)", 1, MAX_WORKERS),
                Flag("-scheduler", "ADDRESS", "attach to this cluster's scheduler instead of "
                     "starting one (tcp://HOST:PORT)", text=True)],
-              width_defaults_to_cores=True,
               version=f"{engine_version('dask')}, {engine_version('distributed')}")
     distributed = import_engine("distributed", "distributed", app)
     address = app.text_flag("-scheduler")

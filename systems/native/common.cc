@@ -12,8 +12,7 @@ taskbench::AppOptions app_options(const char* system_name) {
   return {system_name,
           {{"-worker", "N", "worker threads, the calling thread included (default: cores)", 1,
             taskbench::kMaxWorkerThreads},
-           {"-breakdown", "", "report work, overhead, idle and discovery time per thread", 0}},
-          /*width_defaults_to_cores=*/true};
+           {"-breakdown", "", "report work, overhead, idle and discovery time per thread", 0}}};
 }
 
 tbrt::Options runtime_options(const taskbench::App& app, tbrt::QueueMode queue) {

@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
       TASKBENCH_SYSTEM_NAME,
       {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1,
         taskbench::kMaxWorkerThreads},
-       {"-priority", "", "earlier rows first: priority clauses (needs OMP_MAX_TASK_PRIORITY > 0)", 0}},
-      true};
+       {"-priority", "", "earlier rows first: priority clauses (needs OMP_MAX_TASK_PRIORITY > 0)", 0}}};
   taskbench::App app(argc, argv, options);
   if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
   const int max_priority = app.flag("-priority", 0) ? omp_get_max_task_priority() : 0;

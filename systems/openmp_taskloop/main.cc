@@ -11,7 +11,7 @@
 #include "taskbench/point_buffers.h"
 
 int main(int argc, char** argv) {
-  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1, taskbench::kMaxWorkerThreads}}, true};
+  taskbench::AppOptions options{TASKBENCH_SYSTEM_NAME, {{"-worker", "N", "OpenMP threads (default: OMP_NUM_THREADS or cores)", 1, taskbench::kMaxWorkerThreads}}};
   taskbench::App app(argc, argv, options);
   if (long workers = app.flag("-worker", 0)) omp_set_num_threads(static_cast<int>(workers));
   app.set_parallelism(1, omp_get_max_threads());

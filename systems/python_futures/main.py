@@ -81,8 +81,7 @@ def run(pool, graphs, processes: bool, workers: int) -> tuple:
 
 def main() -> None:
     app = App([Flag("-worker", "N", "threads or processes (default: cores)", 1, MAX_WORKERS),
-               Flag("-processes", "", "a process pool instead of a thread pool")],
-              width_defaults_to_cores=True)
+               Flag("-processes", "", "a process pool instead of a thread pool")])
     workers = app.flag("-worker", available_cores())
     processes = app.flag("-processes", 0) == 1
     app.set_parallelism(1, workers)

@@ -67,7 +67,7 @@ def main() -> None:
                     1, MAX_WORKERS),
                Flag("-address", "ADDRESS", "attach to this Ray cluster (HOST:PORT) instead of starting one",
                     text=True)],
-              width_defaults_to_cores=True, version=engine_version("ray"))
+              version=engine_version("ray"))
     address = app.text_flag("-address")
     if address and app.flag("-worker", 0):
         sys.stderr.write("taskbench: -worker: applies to the Ray instance this system starts, not to -address's cluster\n")

@@ -108,7 +108,7 @@ def fail(exc) -> None:
 def main() -> None:
     app = App([Flag("-worker", "N", "cores of local[N] (default: cores); with -master: cores to use", 1, MAX_WORKERS),
                Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True)],
-              width_defaults_to_cores=True, version=engine_version("pyspark"))
+              version=engine_version("pyspark"))
     import_engine("pyspark", "spark", app)
     from py4j.protocol import Py4JJavaError
     from pyspark import SparkContext, cloudpickle

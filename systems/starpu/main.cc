@@ -15,7 +15,7 @@
 #include "taskbench/point_buffers.h"
 
 int main(int argc, char** argv) {
-  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {taskbench_starpu::worker_flag()}, true});
+  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {taskbench_starpu::worker_flag()}});
   const long workers = app.flag("-worker", 0);
   starpu_conf conf = taskbench_starpu::cpu_only_conf(workers);
   if (int error = starpu_init(&conf); error != 0) {

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag(),
       {"-persistent", "", "a flow graph of a window of rows, built before the timing, replayed", 0},
       {"-window", "ROWS", "-persistent: rows per window, rounded up to the pattern's period (default 16)", 1,
-       1L << 20}}, true});
+       1L << 20}}});
   tbb_system::Threads threads(app);
   app.display();
   const std::vector<taskbench::PointBuffers> buffers = tbb_system::point_buffers(app);

@@ -11,7 +11,7 @@
 #include "taskbench/point_buffers.h"
 
 int main(int argc, char** argv) {
-  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag()}, true});
+  taskbench::App app(argc, argv, {TASKBENCH_SYSTEM_NAME, {tbb_system::worker_flag()}});
   tbb_system::Threads threads(app);
   app.display();
   const std::vector<taskbench::PointBuffers> buffers = tbb_system::point_buffers(app);

@@ -74,7 +74,7 @@ def load_op():
 
 def main() -> None:
     app = App([Flag("-worker", "N", "TensorFlow inter-op threads: tasks run at once (default: cores)", 1,
-                    MAX_WORKERS)], width_defaults_to_cores=True, version=engine_version("tensorflow"))
+                    MAX_WORKERS)], version=engine_version("tensorflow"))
     global tf
     tf = import_engine("tensorflow", "tensorflow", app, QUIET)
     threads = app.flag("-worker", available_cores())

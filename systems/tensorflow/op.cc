@@ -51,7 +51,7 @@ task_graph_t graph_of(const std::vector<int64_t>& f) {
   g.output_bytes_per_task = static_cast<size_t>(f[11]);
   g.scratch_bytes_per_task = static_cast<size_t>(f[12]);
   g.nb_fields = static_cast<int>(f[13]);
-  g.seed = static_cast<unsigned long>(f[14]);
+  taskbench_set_graph_seed(g.graph_index, static_cast<unsigned long>(f[14]));  // kept by the core
   return g;
 }
 

@@ -119,10 +119,12 @@ def system_flags(launch: Launcher) -> dict[str, bool]:
 
 
 def default_width(launch: Launcher) -> int:
-    """-width's default for this system (4, or the cores for some), from a one-step run."""
+    """-width's default, 4 on every system (docs/spec.md §4), checked with a one-step run."""
     result = launch([b"-steps", b"1"])
     assert result.code == 0, result.stderr
-    return int(next(line for line in result.stdout.decode().splitlines() if line.startswith("Total Tasks")).split()[2])
+    width = int(next(line for line in result.stdout.decode().splitlines() if line.startswith("Total Tasks")).split()[2])
+    assert width == 4, f"{width} tasks in a one-step graph without -width"
+    return width
 
 
 def printable(text: bytes) -> bool:

@@ -129,3 +129,26 @@ def test_worker_flag_sets_the_threads(system, tmp_path):
                        "-json", str(report)])
     assert got.returncode == 0, got.stderr
     assert json.loads(report.read_text())["parallelism"]["threads_per_rank"] == 3
+
+
+# One command line, one graph, on every system (issue 23): a graph without -width is 4 wide
+# whatever the system and its workers, as in the original. -steps 9 -width 7 nearest (63 tasks)
+# then fft 4 steps x 4 wide (16): 79 tasks (the parallel systems once made the second graph as
+# wide as their workers: 71 on 2 cores).
+DEFAULT_WIDTH_LINE = ["-steps", "9", "-width", "7", "-type", "nearest", "-radix", "5", "-and", "-type", "fft"]
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=lambda s: s.name)
+def test_a_graph_without_width_is_4_wide_on_every_system(system, tmp_path):
+    require_built(system)
+    got = run(system, DEFAULT_WIDTH_LINE)
+    assert got.returncode == 0, got.stderr
+    assert "Total Tasks 79" in totals(got.stdout)
+    assert totals(got.stdout) == totals(run(SERIAL, DEFAULT_WIDTH_LINE).stdout)
+    if flag := system.entry.get("threads_flag"):
+        # The workers are the system's own flag, independent of the width.
+        report = tmp_path / "r.json"
+        got = run(system, [flag, "3", *DEFAULT_WIDTH_LINE, "-json", str(report)])
+        assert got.returncode == 0, got.stderr
+        assert "Total Tasks 79" in totals(got.stdout)
+        assert json.loads(report.read_text())["parallelism"]["threads_per_rank"] == 3

@@ -19,3 +19,43 @@ execute_process(COMMAND ${WORK}/build/consumer -steps 5 -width 8 -type dom OUTPU
 if(rc OR NOT out MATCHES "Total Tasks 9\nTotal Dependencies 10\n")
   message(FATAL_ERROR "consumer run failed (${rc}):\n${out}")
 endif()
+if(NOT SHARED)
+  return()  # configured with -DTASKBENCH_BUILD_SHARED=OFF
+endif()
+execute_process(COMMAND ${WORK}/build/consumer_shared -steps 5 -width 8 -type dom OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(rc OR NOT out MATCHES "Total Tasks 9\nTotal Dependencies 10\n")
+  message(FATAL_ERROR "consumer linked with taskbench::shared failed (${rc}):\n${out}")
+endif()
+
+# The shared library (SONAME libtaskbench.so.<major>) and its pkg-config file, as a port built
+# outside CMake uses them: the same consumer, compiled with `pkg-config --cflags --libs`.
+file(GLOB shared_libs ${WORK}/prefix/lib*/libtaskbench.so.[0-9])
+file(GLOB pc_files ${WORK}/prefix/lib*/pkgconfig/taskbench.pc)
+if(NOT shared_libs OR NOT pc_files)
+  message(FATAL_ERROR "no libtaskbench.so.<major> or pkgconfig/taskbench.pc in the installed prefix")
+endif()
+find_program(PKG_CONFIG NAMES pkg-config pkgconf)
+find_program(C_COMPILER NAMES cc gcc clang)
+if(PKG_CONFIG AND C_COMPILER)
+  get_filename_component(pc_dir ${pc_files} DIRECTORY)
+  get_filename_component(lib_dir ${shared_libs} DIRECTORY)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
+                          ${PKG_CONFIG} --cflags --libs taskbench
+                  OUTPUT_VARIABLE pc_flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "pkg-config --cflags --libs taskbench failed")
+  endif()
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  execute_process(COMMAND ${C_COMPILER} ${SOURCE}/main.c ${pc_flags} -Wl,-rpath,${lib_dir}
+                          -o ${WORK}/consumer_shared RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the consumer with pkg-config's flags failed")
+  endif()
+  execute_process(COMMAND ${WORK}/consumer_shared -steps 5 -width 8 -type dom
+                  OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(rc OR NOT out MATCHES "Total Tasks 9\nTotal Dependencies 10\n")
+    message(FATAL_ERROR "consumer linked with libtaskbench.so failed (${rc}):\n${out}")
+  endif()
+else()
+  message(STATUS "pkg-config or a C compiler not found: the shared consumer is not built")
+endif()

@@ -41,7 +41,6 @@ constexpr long kMaxWorkerThreads = 4096;
 struct AppOptions {
   std::string system = "unknown";
   std::vector<SystemFlag> flags;
-  bool width_defaults_to_cores = false;
   std::string version;
   // Evaluated where AppOptions is built, i.e. records the system's compiler, not the core's.
   std::string compiler = TASKBENCH_COMPILER_STRING;

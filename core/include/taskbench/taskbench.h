@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,8 +70,14 @@ typedef struct task_graph_t {
   size_t output_bytes_per_task;
   size_t scratch_bytes_per_task;
   int nb_fields;
-  unsigned long seed; /* mixed into the random patterns and load_imbalance (-seed) */
-} task_graph_t;
+} task_graph_t; /* the original's layout: 112 bytes on x86-64 (checked in graph_seed.cc) */
+
+/* -seed (default 0: the original's random graphs), which the original's task_graph_t has no
+ * field for: the core keeps it per graph_index. app_create sets it for the app's graphs; a
+ * process that rebuilds graphs received from another (a worker of a distributed system) sets
+ * it with taskbench_set_graph_seed before running them. A graph made by hand has 0. */
+unsigned long taskbench_graph_seed(long graph_index);
+void taskbench_set_graph_seed(long graph_index, unsigned long seed);
 
 /* ---- Graph queries (pure, allocation-free) ---- */
 long task_graph_offset_at_timestep(task_graph_t graph, long timestep);
@@ -113,10 +120,21 @@ void task_graph_execute_point_scratch(task_graph_t graph, long timestep, long po
                                       char *output_ptr, size_t output_bytes,
                                       const char **input_ptr, const size_t *input_bytes,
                                       size_t n_inputs, char *scratch_ptr, size_t scratch_bytes);
-/* Original-API variant taking non-const input pointers. */
+/* The original API's variants. _scratch_auto: the core provides the scratch buffer, of
+ * scratch_bytes (a per-thread buffer, prepared before first use; 0: the graph's
+ * scratch_bytes_per_task when its kernel needs one), for ports that cannot allocate one (Spark
+ * through the JVM). _nonconst: non-const input pointers, int64_t as in the original (Chapel). */
+void task_graph_execute_point_scratch_auto(task_graph_t graph, long timestep, long point,
+                                           char *output_ptr, size_t output_bytes,
+                                           const char **input_ptr, const size_t *input_bytes,
+                                           size_t n_inputs, size_t scratch_bytes);
+void task_graph_execute_point_nonconst(task_graph_t graph, long timestep, long point,
+                                       int64_t *output_ptr, size_t output_bytes,
+                                       int64_t **input_ptr, const size_t *input_bytes,
+                                       size_t n_inputs);
 void task_graph_execute_point_scratch_nonconst(task_graph_t graph, long timestep, long point,
-                                               char *output_ptr, size_t output_bytes,
-                                               char **input_ptr, const size_t *input_bytes,
+                                               int64_t *output_ptr, size_t output_bytes,
+                                               int64_t **input_ptr, const size_t *input_bytes,
                                                size_t n_inputs, char *scratch_ptr,
                                                size_t scratch_bytes);
 /* Same, without a scratch buffer (kernels that need one use a thread-local buffer). */
@@ -155,8 +173,9 @@ typedef struct taskbench_flag_t {
 /* Parses argv (exits with status 2 and one line on an invalid flag; prints help and exits 0
  * on -h). */
 app_t app_create(int argc, char **argv);
-/* The same, for a named system that declares its own flags; if width_defaults_to_cores is
- * true, -width defaults to the machine's core count instead of 4. */
+/* The same, for a named system that declares its own flags. -width defaults to 4 on every
+ * system; the last argument is ignored (it once made the default the core count) and is kept so
+ * that bindings stay binary-compatible. */
 app_t app_create_for_system(int argc, char **argv, const char *system_name,
                             const taskbench_flag_t *flags, int n_flags,
                             bool width_defaults_to_cores);

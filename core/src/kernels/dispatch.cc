@@ -18,7 +18,7 @@ double seed_for(long t, long i) { return -0.5 + 1e-6 * static_cast<double>((t + 
 }  // namespace
 
 long load_imbalance_iterations(const task_graph_t& g, long t, long i) {
-  double u = imbalance_uniform(g.seed, g.graph_index, t, i);
+  const double u = imbalance_value(g, t, i);  // docs/spec.md §2
   return std::lround((1.0 + (u - 0.5) * g.kernel.imbalance) * g.kernel.iterations);
 }
 

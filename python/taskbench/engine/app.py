@@ -53,14 +53,13 @@ class Flag:
 
 
 class App:
-    def __init__(self, flags: list[Flag] | tuple = (), width_defaults_to_cores: bool = False,
-                 version: str = "", argv: list[str] | None = None):
+    def __init__(self, flags: list[Flag] | tuple = (), version: str = "", argv: list[str] | None = None):
         argv = list(sys.argv if argv is None else argv)
         # The system's name is its launcher's (build/bin/NAME), as a C++ system's is its binary's.
         self.name = Path(argv[0]).name if argv else "python"
         # Bytes, as the process got them: sys.argv holds undecodable bytes as surrogates,
         # which os.fsencode turns back.
-        self._app = _core.App([os.fsencode(a) for a in argv], self.name, [f.spec() for f in flags], width_defaults_to_cores,
+        self._app = _core.App([os.fsencode(a) for a in argv], self.name, [f.spec() for f in flags],
                               version)
         self.graphs: list[Graph] = list(self._app.graphs)
 

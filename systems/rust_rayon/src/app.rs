@@ -27,7 +27,7 @@ impl App {
         // SAFETY: argv and flags outlive the call; the core copies what it keeps.
         let app = unsafe {
             core_api::app_create_for_system(args.len() as c_int, argv.as_mut_ptr(), system.as_ptr(),
-                                            flags.as_ptr(), flags.len() as c_int, true)
+                                            flags.as_ptr(), flags.len() as c_int, false)
         };
         App { app }
     }

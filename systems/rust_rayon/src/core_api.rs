@@ -3,7 +3,7 @@
 //! The layouts must match the header: #[repr(C)] fields in the same order, C enums as int.
 #![allow(dead_code)] // some fields are only read by the core
 
-use std::os::raw::{c_char, c_int, c_long, c_ulong, c_void};
+use std::os::raw::{c_char, c_int, c_long, c_void};
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -28,7 +28,6 @@ pub struct TaskGraph {
     pub output_bytes_per_task: usize,
     pub scratch_bytes_per_task: usize,
     pub nb_fields: c_int,
-    pub seed: c_ulong,
 }
 
 /// An inclusive range of points [start, end].
