@@ -56,6 +56,18 @@ if(PKG_CONFIG AND C_COMPILER)
   if(rc OR NOT out MATCHES "Total Tasks 9\nTotal Dependencies 10\n")
     message(FATAL_ERROR "consumer linked with libtaskbench.so failed (${rc}):\n${out}")
   endif()
+  # A port as the original's clients are: its own declarations of the original API (no project
+  # header), linked with the installed libtaskbench.so, every pattern validated.
+  get_filename_component(abi_client ${SOURCE}/../../../core/tests/original_abi_client.c ABSOLUTE)
+  execute_process(COMMAND ${C_COMPILER} -std=c11 ${abi_client} ${pc_flags} -Wl,-rpath,${lib_dir}
+                          -o ${WORK}/original_abi_client RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the original-API client against the installed libtaskbench.so failed")
+  endif()
+  execute_process(COMMAND ${WORK}/original_abi_client OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(rc OR NOT out MATCHES "12 patterns passed")
+    message(FATAL_ERROR "the original-API client failed on the installed libtaskbench.so (${rc}):\n${out}")
+  endif()
 else()
   message(STATUS "pkg-config or a C compiler not found: the shared consumer is not built")
 endif()
