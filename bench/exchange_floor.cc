@@ -1,16 +1,20 @@
-// The shared-memory floor of a width-2 stencil on 2 cores: what any system pays per row when
-// each core runs one column, since every task needs the other column's previous output.
+// The shared-memory floor of a Task Bench graph on W pinned threads: what any system pays per
+// row when each thread runs a block of columns and waits for its tasks' producers, with no
+// runtime at all.
 //
-//   one-way   half a ping-pong of one cache line between the two threads;
-//   exchange  per row: write 16 bytes and a flag in one line, wait for the other thread's
-//             flag, read its bytes (the data feeds the next write, as a task's input does);
-//   row       per row: the same loop running the core's execute_point (stencil_1d, width 2,
-//             empty kernel, inputs validated): no runtime at all, one column per thread,
-//             output and flag pushed to the shared cache (CLDEMOTE) for the other core.
+//   one-way   half a ping-pong of one cache line between the first two threads' CPUs;
+//   exchange  per row: every task waits for each producer's flag (one cache line per column)
+//             and sets its own: the pattern's communication and nothing else;
+//   row       the same loop running the core's execute_point (empty kernel, inputs validated)
+//             on each task, outputs and flags pushed to the shared cache (CLDEMOTE).
 //
-// Each row costs the kernel's time plus `row`, and the dependence keeps that cost on the
-// critical path, so efficiency is k / (k + row): METG(50%) on this pattern is at least
-// 2 x row here, whatever the runtime. Usage: bench_exchange_floor [rows [reps]]; best of reps.
+// A row costs the kernel's time for its tasks plus `row`, on the critical path, so with b =
+// width / W columns per thread efficiency is b k / (b k + row): METG(50%) is at least
+// 2 x row / b whatever the runtime. Every METG campaign runs it at its own width and pattern
+// (python/taskbench/measure/placement.py).
+//
+// Usage: bench_exchange_floor [-workers W] [-reps N] [Task Bench graph flags]; the graph
+// defaults to stencil_1d, W wide, 20000 rows, empty kernel; best of N (5).
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +23,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,133 +33,207 @@
 
 namespace {
 
-// The first two CPUs this process may run on (taskset and mpirun bindings respected).
-std::vector<int> two_cpus() {
+constexpr char kName[] = "bench_exchange_floor";
+std::vector<int> cpus;  // the CPU of each thread: the first W this process may run on
+
+std::vector<int> allowed_cpus() {
   cpu_set_t set;
-  std::vector<int> cpus;
+  std::vector<int> out;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
 }
-std::vector<int> cpus;
 
 void pin(int thread) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpus[thread], &set);
   if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
-    std::fprintf(stderr, "bench_exchange_floor: cannot pin a thread to CPU %d\n", cpus[thread]);
+    std::fprintf(stderr, "%s: cannot pin a thread to CPU %d\n", kName, cpus[thread]);
     std::exit(1);
   }
 }
 
 void relax() { __builtin_ia32_pause(); }
 
-// Runs body(thread) on two threads pinned to the two CPUs; returns ns per row of thread 0.
+void push_to_shared_cache(const void* line) {
+#ifdef __CLDEMOTE__
+  _cldemote(line);  // as native does: the reader is on another core
+#else
+  (void)line;
+#endif
+}
+
+// Runs body(thread) on `workers` pinned threads, all started before the clock; ns per row.
 template <class Body>
-double timed_pair(long rows, Body body) {
+double timed(int workers, long rows, Body body) {
   std::atomic<int> ready{0};
   double start = 0;
   auto run = [&](int me) {
     pin(me);
     ready.fetch_add(1);
-    while (ready.load() < 2) relax();
-    if (me == 0) start = taskbench::wall_time();  // both threads started and pinned
+    while (ready.load() < workers) relax();
+    if (me == 0) start = taskbench::wall_time();
     body(me);
   };
-  std::thread other(run, 1);
+  std::vector<std::thread> others;
+  for (int w = 1; w < workers; ++w) others.emplace_back(run, w);
   run(0);
-  const double elapsed = taskbench::wall_time() - start;
-  other.join();
-  return elapsed / double(rows) * 1e9;
+  for (auto& t : others) t.join();
+  return (taskbench::wall_time() - start) / double(rows) * 1e9;
 }
 
-struct alignas(128) Line {
-  std::atomic<long> flag{-1};
-  long data[2] = {0, 0};
+struct alignas(128) Flag {
+  std::atomic<long> row{-1};
 };
 
 double one_way(long rows) {
-  Line ping, pong;
-  return timed_pair(rows, [&](int me) {
+  Flag ping, pong;
+  return timed(2, rows, [&](int me) {
            for (long r = 0; r < rows; ++r)
              if (me == 0) {
-               ping.flag.store(r, std::memory_order_release);
-               while (pong.flag.load(std::memory_order_acquire) < r) relax();
+               ping.row.store(r, std::memory_order_release);
+               while (pong.row.load(std::memory_order_acquire) < r) relax();
              } else {
-               while (ping.flag.load(std::memory_order_acquire) < r) relax();
-               pong.flag.store(r, std::memory_order_release);
+               while (ping.row.load(std::memory_order_acquire) < r) relax();
+               pong.row.store(r, std::memory_order_release);
              }
          }) / 2;
 }
 
-volatile long sink;
+// Each thread's tasks in row order and, per task, its producers' columns: computed before the
+// clock, since a runtime's persistent graph has them at hand too.
+struct Plan {
+  std::vector<long> task_column, first_producer, producer_column, row_end;  // row_end: per row
+};
 
-double exchange(long rows) {
-  Line lines[2][2];  // [thread][row parity]: double-buffered, as task outputs are
-  return timed_pair(rows, [&](int me) {
-    long acc = 0;
-    for (long r = 0; r < rows; ++r) {
-      if (r > 0) {
-        const Line& in = lines[1 - me][(r - 1) & 1];
-        while (in.flag.load(std::memory_order_acquire) < r - 1) relax();
-        acc += in.data[0];
+std::vector<Plan> plan(const taskbench::TaskGraph& g, int workers) {
+  std::vector<Plan> plans(workers);
+  std::vector<taskbench::Interval> deps(g.max_intervals());
+  const long width = g.max_width();
+  for (int w = 0; w < workers; ++w) {
+    Plan& p = plans[w];
+    const long first = width * w / workers, last = width * (w + 1) / workers;
+    for (long t = 0; t < g.timesteps(); ++t) {
+      for (long i = std::max(first, g.offset(t)); i < std::min(last, g.offset(t) + g.width(t)); ++i) {
+        p.task_column.push_back(i);
+        p.first_producer.push_back(long(p.producer_column.size()));
+        const long n = t > 0 ? g.task_dependencies(t, i, deps.data()) : 0;
+        for (long d = 0; d < n; ++d)
+          for (long j = deps[d].start; j <= deps[d].end; ++j) p.producer_column.push_back(j);
       }
-      Line& out = lines[me][r & 1];
-      out.data[0] = acc + r;
-      out.flag.store(r, std::memory_order_release);
+      p.row_end.push_back(long(p.task_column.size()));
     }
-    sink = acc;
+    p.first_producer.push_back(long(p.producer_column.size()));
+  }
+  return plans;
+}
+
+// Rows of outputs kept per column: a thread may run this many rows ahead of the slowest before
+// it would overwrite an input that another thread has yet to read.
+constexpr int kFields = 64;
+
+// One pass over every row: each task waits for its producers' flags of row t-1, runs
+// execute_point when `execute`, and sets its column's flag to t.
+double pass(const taskbench::TaskGraph& g, const std::vector<Plan>& plans, int workers, bool execute) {
+  const long rows = g.timesteps();
+  std::vector<Flag> done(g.max_width()), progress(workers);
+  const taskbench::PointBuffers buffers(g, kFields);
+  return timed(workers, rows, [&](int me) {
+    const Plan& p = plans[me];
+    long slowest = -1;  // a row every thread had finished when last looked at
+    long task = 0;
+    for (long t = 0; t < rows; ++t) {
+      if (execute && t - kFields + 1 > slowest) {
+        slowest = rows;
+        for (int w = 0; w < workers; ++w)
+          if (w != me) {
+            long seen;
+            while ((seen = progress[w].row.load(std::memory_order_acquire)) < t - kFields + 1) relax();
+            slowest = std::min(slowest, seen);
+          }
+      }
+      for (; task < p.row_end[t]; ++task) {
+        for (long k = p.first_producer[task]; k < p.first_producer[task + 1]; ++k)
+          while (done[p.producer_column[k]].row.load(std::memory_order_acquire) < t - 1) relax();
+        const long i = p.task_column[task];
+        if (execute) {
+          buffers.run(t, i);
+          push_to_shared_cache(buffers.output(t, i));
+        }
+        done[i].row.store(t, std::memory_order_release);
+        push_to_shared_cache(&done[i]);
+      }
+      progress[me].row.store(t, std::memory_order_release);
+    }
   });
 }
 
-double no_runtime_row(long rows) {
-  task_graph_t c{};
-  c.timesteps = rows;
-  c.max_width = 2;
-  c.dependence = STENCIL_1D;
-  c.kernel = kernel_t{EMPTY, 0, 16, 0};
-  c.output_bytes_per_task = 16;
-  const taskbench::TaskGraph g(c);
-  const taskbench::PointBuffers buffers(g);
-  struct alignas(128) Done {
-    std::atomic<long> row{-1};
-  } done[2];
-  return timed_pair(rows, [&](int me) {
-    for (long t = 0; t < rows; ++t) {
-      // stencil_1d at width 2: both columns of row t-1, i.e. also the other thread's.
-      while (t > 0 && done[1 - me].row.load(std::memory_order_acquire) < t - 1) relax();
-      buffers.run(t, me);
-      done[me].row.store(t, std::memory_order_release);
-#ifdef __CLDEMOTE__
-      _cldemote(buffers.output(t, me));  // as native does: the reader is on the other core
-      _cldemote(&done[me]);
-#endif
-    }
-  });
+bool given(int argc, char** argv, const char* flag) {
+  for (int a = 1; a < argc; ++a)
+    if (std::strcmp(argv[a], flag) == 0) return true;
+  return false;
+}
+
+long value_of(int argc, char** argv, const char* flag, long fallback) {
+  for (int a = 1; a + 1 < argc; ++a)
+    if (std::strcmp(argv[a], flag) == 0) return std::atol(argv[a + 1]);
+  return fallback;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long rows = argc > 1 ? std::atol(argv[1]) : 200000;
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-  cpus = two_cpus();
-  if (rows < 2 || reps < 1 || cpus.size() < 2) {
-    std::fprintf(stderr, "usage: bench_exchange_floor [rows >= 2 [reps >= 1]] (needs 2 CPUs)\n");
+  // The graph's defaults differ from a system's (W wide, 20000 rows): added before the App
+  // parses, so that flags given on the command line still win.
+  const long workers_asked = value_of(argc, argv, "-workers", 2);
+  std::vector<std::string> args(argv, argv + argc);
+  const std::string width = std::to_string(workers_asked);
+  for (const auto& [flag, value] : {std::pair<const char*, std::string>{"-width", width},
+                                    {"-steps", "20000"}, {"-type", "stencil_1d"}})
+    if (!given(argc, argv, flag)) args.insert(args.begin() + 1, {flag, value});
+  std::vector<char*> full;
+  for (auto& a : args) full.push_back(a.data());
+  taskbench::App app(int(full.size()), full.data(),
+                     {kName,
+                      {{"-workers", "W", "pinned threads, one block of columns each (2)", 2, 4096},
+                       {"-reps", "N", "passes of each measure; the best counts (5)", 1, 1000}}});
+  const int workers = int(app.flag("-workers", 2));
+  const int reps = int(app.flag("-reps", 5));
+  const auto allowed = allowed_cpus();
+  const taskbench::TaskGraph& g = app.graphs().front();
+  const char* problem = nullptr;
+  if (app.graphs().size() != 1)
+    problem = "one graph only (no -and)";
+  else if (g.kernel().type != EMPTY)
+    problem = "the floor is measured with the empty kernel (-kernel empty)";
+  else if (g.max_width() < workers)
+    problem = "-width must be at least -workers (a block of columns per thread)";
+  else if (g.timesteps() < 2)
+    problem = "-steps must be at least 2";
+  else if (long(allowed.size()) < workers)
+    problem = "needs a CPU per worker, more than this process may run on";
+  if (problem) {
+    std::fprintf(stderr, "%s: %s (-workers %d, %d CPUs available)\n", kName, problem, workers,
+                 int(allowed.size()));
     return 2;
   }
+  cpus.assign(allowed.begin(), allowed.begin() + workers);
+  const auto plans = plan(g, workers);
+  const long rows = g.timesteps();
   double best[3] = {1e30, 1e30, 1e30};
   for (int r = 0; r < reps; ++r) {  // interleaved, so a slow spell hits all three alike
     best[0] = std::min(best[0], one_way(rows));
-    best[1] = std::min(best[1], exchange(rows));
-    best[2] = std::min(best[2], no_runtime_row(rows));
+    best[1] = std::min(best[1], pass(g, plans, workers, false));
+    best[2] = std::min(best[2], pass(g, plans, workers, true));
   }
-  std::printf("# best of %d x %ld rows, threads pinned to CPUs %d and %d\n", reps, rows, cpus[0], cpus[1]);
-  std::printf("one-way cache line      %7.1f ns\n", best[0]);
-  std::printf("exchange per row        %7.1f ns  (flag + 16 bytes in one line, both ways)\n", best[1]);
-  std::printf("no-runtime row          %7.1f ns  (execute_point, stencil_1d, width 2, empty)\n", best[2]);
-  std::printf("METG(50%%) lower bound   %7.3f us  (2 x no-runtime row)\n", 2 * best[2] / 1000);
+  std::printf("# best of %d x %ld rows, %s; %d threads pinned to CPUs %d-%d\n", reps, rows,
+              g.describe().c_str(), workers, cpus.front(), cpus.back());
+  std::printf("one-way cache line      %7.1f ns  (CPUs %d and %d)\n", best[0], cpus[0], cpus[1]);
+  std::printf("exchange per row        %7.1f ns  (a flag per column, one wait per dependence)\n", best[1]);
+  std::printf("no-runtime row          %7.1f ns  (the core's execute_point, inputs validated)\n", best[2]);
+  std::printf("METG(50%%) lower bound   %7.3f us  (2 x no-runtime row x workers / width)\n",
+              2 * best[2] * workers / double(g.max_width()) / 1000);
   return 0;
 }

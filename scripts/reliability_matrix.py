@@ -70,8 +70,8 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         "",
         "Each fault is the core's `TASKBENCH_FAULT` switch (`core/src/fault.h`), so it fires inside "
         "the system's own data path: the worker thread or MPI rank that runs the task. Each case is "
-        f"one `taskbench run` of `{' '.join(faults.GRAPH_FLAGS)}` (MPI systems: their registry's "
-        "2 ranks), judged on what the harness stored (status and reason, verbatim below) and on "
+        f"one `taskbench run` of `{' '.join(faults.GRAPH_FLAGS)}` (MPI systems: "
+        f"`--ranks {faults.MPI_RANKS}`), judged on what the harness stored (status and reason, verbatim below) and on "
         "/proc: no process of the run may be alive when `taskbench run` returns. The faults, their "
         "injection and their verdicts are `python/taskbench/faults.py`, which "
         "`tests/harness/test_fault_matrix.py` runs too.",

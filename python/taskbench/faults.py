@@ -28,6 +28,7 @@ GRAPH_FLAGS = ["-type", "tree", "-steps", "4", "-width", "4"]
 CORRUPTED_TASK = (1, 1)
 FAILING_TASK = (2, 3)
 FAILING_RANK = 1  # the rank owning column 3 of 4 on 2 ranks
+MPI_RANKS = 2  # whatever the machine's default (one rank per core)
 
 # The variable that marks every process of a matrix run (the harness passes its environment
 # on), so that leftovers are found in /proc whichever parent they ended up with.
@@ -80,7 +81,8 @@ def _judge_hang(system, run: dict) -> list[str]:
 # Systems whose worker processes are another process's children (Ray's raylet, charmrun, Spark's
 # Python daemon): the driver learns that a worker died, not of which signal, and fails with
 # these words.
-WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "charm4py": "Socket closed before recv",
+WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "ray_compiled": "worker process died",
+                            "charm4py": "Socket closed before recv", "parsl": "worker process died",
                             "spark": "worker process died", "spark_standalone": "worker process died"}
 
 
@@ -165,6 +167,8 @@ def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verd
     campaign = f"fault-{system.name}-{fault.name}-{probe[:8]}"
     argv = ["--db", str(db), "-q"] + (["--build-dir", build_dir] if build_dir else [])
     argv += ["run", "--timeout", f"{fault.timeout:g}", "--campaign", campaign, system.name, *GRAPH_FLAGS]
+    if system.is_mpi:
+        argv += ["--ranks", str(MPI_RANKS)]  # the layout the tasks above are chosen for, on any machine
     with _environment({"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}):
         with contextlib.redirect_stdout(io.StringIO()):
             code = main(argv)

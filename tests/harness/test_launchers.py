@@ -131,3 +131,33 @@ def test_srun(srun_on_path):
     p = plan(system(launcher="srun", ranks=8), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
     assert p.argv[:5] == ["srun", "-n", "8", "--cpus-per-task", "2"]
     assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "8"]
+
+
+@pytest.mark.parametrize("cores, numa, ranks, threads", [(16, 1, 2, 8), (16, 2, 2, 8), (16, 4, 4, 4),
+                                                         (12, 5, 6, 2), (2, 1, 2, 1), (1, 1, 1, 1)])
+def test_mpi_defaults_follow_the_machine(monkeypatch, cores, numa, ranks, threads):
+    """One rank per available core; a hybrid (threads flag) entry one rank per NUMA node, at
+    least 2, with the cores split evenly; --ranks or --threads-per-rank fix the other."""
+    monkeypatch.setattr("taskbench.launch.mpi_common.available_cores", lambda: cores)
+    monkeypatch.setattr("taskbench.launch.mpi_common.numa_nodes", lambda: numa)
+    flat = plan(system(launcher="mpirun"), [], LaunchOptions())
+    assert (flat.ranks, flat.threads_per_rank) == (cores, None)
+    assert flat.argv[:3] == ["mpirun", "-np", str(cores)] and flat.argv[-1] == str(cores)
+    hybrid = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions())
+    assert (hybrid.ranks, hybrid.threads_per_rank) == (ranks, threads)
+    assert hybrid.argv[-4:] == ["-worker", str(threads), EXPECT_RANKS_FLAG, str(ranks)]
+    given = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(ranks=cores))
+    assert (given.ranks, given.threads_per_rank) == (cores, 1)
+    given = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(threads_per_rank=cores))
+    assert (given.ranks, given.threads_per_rank) == (1, cores)
+    fixed = plan(system(launcher="mpirun", threads_flag="-worker", threads_per_rank=1), [], LaunchOptions())
+    assert (fixed.ranks, fixed.threads_per_rank) == (cores, 1)  # starpu_mpi: one worker per rank
+    driver = plan(system(launcher="mpirun", driver_rank=True), [], LaunchOptions())
+    assert driver.ranks == cores + 1  # mpi4py_futures: rank 0 submits, a worker rank per core
+
+
+def test_a_rank_or_thread_count_below_one_is_refused():
+    for options, flag in ((LaunchOptions(ranks=-1), "--ranks"), (LaunchOptions(threads_per_rank=-2),
+                                                                  "--threads-per-rank")):
+        with pytest.raises(UserError, match=f"{flag} must be at least 1"):
+            plan(system(launcher="mpirun", threads_flag="-worker"), [], options)

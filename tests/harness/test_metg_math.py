@@ -5,7 +5,9 @@ import math
 import pytest
 
 from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.measure.analysis import analyze_runs
 from taskbench.measure.peak import PeakTable
+from taskbench.measure.sweep import SweepParams
 
 
 def curve(*triples):
@@ -117,13 +119,45 @@ def test_peak_is_measured_never_constant():
     assert table.peak(2) == 50e9
 
 
-def test_stored_peak_scales_per_core_to_other_core_counts():
-    stored = [{"status": "ok", "cores": 2, "flops_per_second": 50e9}]
+def test_a_peak_comes_only_from_runs_with_as_many_cores():
+    stored = [{"status": "ok", "cores": 2, "flops_per_second": 50e9, "campaign": "peak-1", "system": "native",
+               "iter": 4096}]
     table = PeakTable("compute_bound", stored)
     assert table.peak(2) == 50e9
-    assert table.peak(1) == pytest.approx(25e9)
-    table.observe({"status": "ok", "cores": 1, "flops_per_second": 28e9})
-    assert table.peak(1) == 28e9  # a better measured run raises the peak
+    assert table.source(2) == "stored `taskbench peak` run of campaign peak-1 (native -iter 4096)"
+    assert table.peak(1) is None  # never 25e9, half the 2-core peak
+    table.observe({"status": "ok", "cores": 1, "flops_per_second": 28e9, "campaign": "c", "system": "serial",
+                   "iter": 512})
+    assert table.peak(1) == 28e9 and table.peak(2) == 50e9  # a fast core never raises the 2-core peak
+    table.observe({"status": "ok", "cores": 2, "flops_per_second": 52e9, "campaign": "c", "system": "omp",
+                   "iter": 1024})
+    assert table.peak(2) == 52e9 and table.source(2) == "campaign's best run (omp -iter 1024)"
+
+
+def test_an_all_core_system_reaches_its_peak_where_one_core_runs_faster():
+    """A 16-core machine where one core alone runs 1.25 x faster than each of 16 busy ones
+    (turbo, a shared power budget): the all-core system, efficient at large tasks, must be
+    measured at ~100% there, and serial at ~100% of one core."""
+    per_core_alone, per_core_all = 80e9, 64e9
+    stored = [{"status": "ok", "cores": 1, "flops_per_second": per_core_alone},
+              {"status": "ok", "cores": 16, "flops_per_second": 16 * per_core_all}]
+    params = SweepParams(systems=["serial", "native"], reps=1, kernel="compute_bound", width=16)
+    runs = []
+    for system, cores, overhead in (("serial", 1, 0.1e-6), ("native", 16, 2e-6)):
+        rate = per_core_alone if cores == 1 else per_core_all
+        for iterations in (1 << 20, 1 << 16, 1 << 12, 1 << 8):
+            work = iterations * 64 / rate  # seconds of kernel per task at this core count's rate
+            task = work + overhead
+            runs.append({"system": system, "iter": iterations, "rep": 0, "status": "ok", "cores": cores,
+                         "tasks": 16000, "dependencies": 0, "flops_per_second": cores * rate * work / task,
+                         "granularity_seconds": task, "elapsed_seconds": 1.0, "background_load": 0.0})
+    analysis = analyze_runs({"name": "c", "params": params.to_dict(), "status": "done"}, runs,
+                            PeakTable("compute_bound", stored))
+    for system in ("serial", "native"):
+        best = max(p.efficiency for p in analysis.curves[system].reps[0])
+        assert best == pytest.approx(1.0, abs=0.01), system
+    # Scaled from the fast core (16 x 80 GFLOP/s) it would have read 80% at most.
+    assert analysis.curves["native"].peak == pytest.approx(16 * per_core_all)
 
 
 def test_memory_kernels_use_bytes_per_second():

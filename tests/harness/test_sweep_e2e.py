@@ -7,6 +7,8 @@ import json
 import os
 import sqlite3
 
+import pytest
+
 from harness_helpers import is_png
 
 SMALL = ["--steps", "20", "--width", "2", "--start-iter", "4096", "--reps", "2"]
@@ -32,6 +34,11 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     if latency:
         start, end = latency
         assert 0 < start < 1e5 and 0 < end < 1e5
+        # And once the floor of the sweep's own graph at its width, a thread per column.
+        floor = machine["no_runtime_floor"]
+        assert (floor["width"], floor["workers"]) == (2, 2)
+        assert 0 < floor["exchange_row_ns"] < 1e5 and 0 < floor["no_runtime_row_ns"] < 1e5
+        assert floor["metg_lower_bound_seconds"] == pytest.approx(2 * floor["no_runtime_row_ns"] * 1e-9, abs=2e-9)
     blas = json.loads(con.execute("SELECT report FROM runs WHERE system='serial' AND status='ok' "
                                   "LIMIT 1").fetchone()[0])["taskbench"]["blas"]
 
@@ -47,6 +54,8 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert html.escape(blas) in text  # whatever BLAS ran
     if latency:
         assert f"core-to-core {start:.0f} ns / {end:.0f} ns (start / end)" in text
+        assert "no-runtime floor: METG(50%) &gt;= " in text
+    assert "peak with 1 core: " in text and "from the campaign&#x27;s best run (serial -iter " in text
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
     # METG bars, efficiency, throughput, a Gantt per system, the time split
     assert len(pngs) == 6 and all(is_png(p) for p in pngs)
@@ -80,6 +89,23 @@ def test_peak_is_stored_and_used(cli, bin_dir):
     code, out, _ = cli("-q", "run", "serial", "-steps", "20", "-width", "2", "-kernel", "compute_bound",
                        "-iter", "1024")
     assert code == 0 and "efficiency" in out
+
+
+def test_peak_measures_each_core_count_asked_for(cli, bin_dir):
+    """Every count in --cores with as many cores busy: serial for 1, an all-cores system with
+    that many threads for more; nothing scaled."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    code, out, err = cli("-q", "peak", "--cores", "2,1", "--reps", "1", "--iter", "4096", "--steps", "20")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()[1:]]
+    assert [(r[0] == "serial", r[1]) for r in rows] == [(True, "1"), (False, "2")]
+    con = sqlite3.connect(cli.db)
+    stored = con.execute("SELECT system, cores, threads_per_rank FROM runs ORDER BY cores").fetchall()
+    assert [(c, t) for _, c, t in stored] == [(1, 1), (2, 2)] and stored[0][0] == "serial"
+    for bad, message in (("0", "each count must be between 1 and the"), ("1,x", "expected comma-separated")):
+        code, _, err = cli("peak", "--cores", bad)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_user_mistakes_are_one_line(cli, bin_dir):

@@ -61,7 +61,8 @@ def _curve(name, cores, median, unreliable=(), warnings=(), failures=()):
                               unreliable=list(unreliable), warnings=list(unreliable) + list(warnings),
                               text_status="no METG (never reaches 50% (best 31%))")
     point = SimpleNamespace(efficiency=0.87, ok=True)
-    return SimpleNamespace(system=name, summary=summary, reps={0: [point]}, cores=cores, peak=1.23e11,
+    return SimpleNamespace(system=name, summary=summary, reps={0: [point]}, cores=cores, cores_text=str(cores),
+                           peak=1.23e11,
                            disturbed_points=[(1024, 0, 1.36)], own_peak=None, noisy_points=[1, 2],
                            failures=[{"system": name, "status": "timeout", "reason": r, "iter": 64, "rep": 0}
                                      for r in failures])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from taskbench.console import NOTES, Fit
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK
+from taskbench.launch import LaunchOptions
+from taskbench.launch.mpi_common import rank_layout
 
 WHY = "description / why not available"  # the TSV column (scripts read it by this name)
 # The short view: the one column that may be cut to keep a system on one line.
@@ -26,7 +28,15 @@ def add_parser(subparsers, common):
 
 
 def _launcher(s) -> str:
-    return s.launcher + (f" ({s.mpi or 'openmpi'}, {s.ranks or 1} ranks)" if s.launcher == "mpirun" else "")
+    if s.launcher != "mpirun":
+        return s.launcher
+    layout = rank_layout(s, LaunchOptions())  # this machine's default, --ranks aside
+    return f"{s.launcher} ({s.mpi or 'openmpi'}, {layout.ranks} ranks x {layout.threads_per_rank or 1})"
+
+
+def _described(s) -> str:
+    """The description, and the build's note on the system's component (which driver it loads)."""
+    return s.description + (f" ({s.note})" if s.note else "")
 
 
 def main(args, ctx) -> int:
@@ -35,13 +45,13 @@ def main(args, ctx) -> int:
     title = f"systems ({ctx.layout.describe()})"
     first = [[s.name, "yes" if s.available else "no", "yes" if s.default else ""] for s in systems]
     if ctx.console.tabular:
-        rows = [[*row, _launcher(s), s.cores, s.paper_row, s.reason or s.description]
+        rows = [[*row, _launcher(s), s.cores, s.paper_row, s.reason or _described(s)]
                 for row, s in zip(first, systems)]
         columns = ["system", "available", "default", "launcher", "cores", "paper row", WHY]
         ctx.console.table(title, columns, rows)
     elif args.long:
         rows = [[*row, _launcher(s), s.cores, s.paper_row,
-                 s.description + (f" Not available: {s.reason}" if s.reason else "")]
+                 _described(s) + (f" Not available: {s.reason}" if s.reason else "")]
                 for row, s in zip(first, systems)]
         columns = ["system", "available", "default", "launcher", "cores", "paper row", NOTES]
         ctx.console.table(title, columns, rows, LONG_FIT)

@@ -1,22 +1,59 @@
-"""What mpirun and srun launches share: the rank count and the rank check flag."""
+"""What mpirun and srun launches share: the ranks and threads per rank, and the rank check flag."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
+from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch.plan import LaunchOptions
+from taskbench.provenance import available_cores
 
 # MPI systems accept this flag and fail when the launch gave them another rank count, so a
 # misconfigured launcher (e.g. N independent singletons) cannot pass for an N-rank run.
 EXPECT_RANKS_FLAG = "-expect-ranks"
 
 
-def rank_count(system, options) -> int:
-    ranks = options.ranks or system.ranks or 1
-    if ranks < 1:
-        raise UserError(f"--ranks must be at least 1, got {ranks}", EXIT_USAGE)
-    return ranks
+def rank_layout(system, options) -> LaunchOptions:
+    """The run's options with its ranks and threads per rank filled in: --ranks and
+    --threads-per-rank, else the registry entry's, else the machine's: one rank per available
+    core (and a driver rank beside them where rank 0 only submits work), or for a hybrid system
+    (one with a threads flag) one rank per NUMA node, at least 2 so that messages pass, with the
+    cores split evenly between them (docs/mpi.md)."""
+    cores = available_cores()
+    ranks = options.ranks or system.ranks
+    threads = options.threads_per_rank or system.threads_per_rank
+    for flag, value in (("--ranks", ranks), ("--threads-per-rank", threads)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, got {value}", EXIT_USAGE)
+    if not system.threads_flag:
+        ranks = ranks or max(1, cores // (threads or 1)) + system.driver_rank
+    elif ranks and not threads:
+        threads = max(1, cores // ranks)
+    elif threads and not ranks:
+        ranks = max(1, cores // threads)
+    elif not ranks:
+        ranks = min(cores, max(2, numa_nodes()))
+        while cores % ranks:
+            ranks += 1
+        threads = cores // ranks
+    return replace(options, ranks=ranks, threads_per_rank=threads)
+
+
+def numa_nodes() -> int:
+    """NUMA nodes holding a CPU this process may run on (1 where the kernel does not say)."""
+    allowed = os.sched_getaffinity(0)
+    nodes = 0
+    for cpulist in Path("/sys/devices/system/node").glob("node[0-9]*/cpulist"):
+        cpus = set()
+        for part in cpulist.read_text().strip().split(","):
+            if part:
+                first, _, last = part.partition("-")
+                cpus.update(range(int(first), int(last or first) + 1))
+        nodes += bool(cpus & allowed)
+    return max(1, nodes)
 
 
 def running_as_root() -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from taskbench.launch import loopback
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, find_launcher, flavour,
-                                         rank_count, running_as_root)
+                                         rank_layout, running_as_root)
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
                                    threads_flags)
 
@@ -35,12 +35,12 @@ def why_not_here(system) -> str:
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
-    ranks = rank_count(system, options)
+    options = rank_layout(system, options)
+    ranks, threads = options.ranks, options.threads_per_rank or 1
     set_env = base_environment(system, options)
     program_argv = [*program(system), *flags, *threads_flags(system, options),
                     EXPECT_RANKS_FLAG, str(ranks)]
     program_name = find_launcher(system) or ("mpiexec" if flavour(system) == "mpich" else "mpirun")
-    threads = options.threads_per_rank or system.threads_per_rank or 1
     if flavour(system) == "mpich":
         argv = [program_name, "-n", str(ranks)]
         if threads > 1:  # give each rank as many cores as threads, not one
@@ -63,5 +63,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     argv += own_args + program_argv
     if loopback.can_isolate() and not any(a.split("=")[0] in HOST_OPTIONS for a in own_args):
         argv = loopback.wrap(argv)
-    return LaunchPlan(argv, merged_env(set_env), set_env, ranks,
-                      options.threads_per_rank or system.threads_per_rank)
+    return LaunchPlan(argv, merged_env(set_env), set_env, ranks, options.threads_per_rank)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, rank_count
+from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, rank_layout
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
                                    threads_flags)
 
@@ -19,8 +19,8 @@ def why_not_here(system) -> str:
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if shutil.which("srun") is None:
         raise UserError(NOT_HERE, EXIT_ENVIRONMENT)
-    ranks = rank_count(system, options)
-    threads = options.threads_per_rank or system.threads_per_rank
+    options = rank_layout(system, options)
+    ranks, threads = options.ranks, options.threads_per_rank
     set_env = base_environment(system, options)
     argv = ["srun", "-n", str(ranks)]
     if threads:

@@ -41,6 +41,11 @@ class SystemCurve:
     disturbed_points: list[tuple[int, int, float]] = field(default_factory=list)
     dependencies_per_task: float | None = None
     own_peak: OwnPeak | None = None  # an external system measured against its own best
+    layout: str | None = None  # "ranks x threads" of an MPI system's runs
+
+    @property
+    def cores_text(self) -> str:
+        return f"{self.cores} ({self.layout})" if self.layout and self.cores is not None else str(self.cores)
 
 
 @dataclass
@@ -79,6 +84,8 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
         curve = SystemCurve(system, cores, peaks.peak_for(system, cores))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
+        if ok and ok[0].get("launcher") in ("mpirun", "srun"):
+            curve.layout = f"{ok[0].get('ranks') or 1} x {ok[0].get('threads_per_rank') or 1}"
         tries: dict[tuple[int, int], list[dict]] = defaultdict(list)
         for run in system_runs:
             tries[(run["iter"], run.get("rep") or 0)].append(run)

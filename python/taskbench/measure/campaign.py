@@ -96,6 +96,18 @@ def execute_one(store, system, flags: list[str], *, campaign: str, key: str, rep
     return run
 
 
+def record_floor(store, layout, name: str, params: SweepParams, console) -> None:
+    """The no-runtime floor of the sweep's graph at its width, kept with the campaign."""
+    graph = ["-type", params.pattern, *(["-radix", str(params.radix)] if params.radix is not None else []),
+             *params.extra_flags]
+    found, why_not = placement.floor(layout, graph, params.width)
+    if found is None:
+        console.note(f"no-runtime floor not recorded: {why_not}")
+        return
+    store.annotate_campaign_machine(name, "no_runtime_floor", found)
+    console.note(placement.describe_floor(found))
+
+
 def run_sweep(store, registry, name: str, params: SweepParams, console,
               git_revision: str | None) -> ExecutionStats:
     campaign = store.campaign(name)
@@ -109,6 +121,8 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     start_ns, why_not = (None, "") if complete else placement.one_way_ns(registry.layout)
     if why_not:
         console.note(f"core-to-core latency not recorded: {why_not}")
+    if not complete:
+        record_floor(store, registry.layout, name, params, console)
     with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
         batch_number = 0
         while batch := planner.next_batch():

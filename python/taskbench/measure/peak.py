@@ -1,20 +1,16 @@
 """The machine's peak throughput for a kernel, measured here, never a constant.
 
-The peak for a run using C cores is the best of: stored `taskbench peak` runs with C cores on
-this machine (or, without one at C cores, the best per-core peak times C), and the best
-throughput any run of the campaign reached with C cores (normally at large granularity).
-Comparing a run with the peak of the cores it uses keeps a 1-core system (serial) from being
-capped at 1/C efficiency on a C-core machine.
-
-FLOP/s scale linearly with cores (each core has its own FMA units), so for compute kernels the
-best per-core rate seen at any core count, times C, is a candidate too: a C-core peak measured
-while another tenant held a core would otherwise be low and inflate every efficiency. Bandwidth
-does not scale so, and memory kernels use only what was measured at C cores.
+The peak for a run using C cores is the best throughput of runs that used C cores at once:
+stored `taskbench peak` runs with C cores on this machine, and the campaign's own C-core runs
+(normally at large granularity). Never a rate scaled from another core count: one core alone
+runs faster than each of C busy cores (turbo, a shared power budget, SMT siblings: 82 against
+66 GFLOP/s per core on a 16-core Xeon), and a per-core rate times C would cap every C-core
+system below 100%. Comparing a run with the peak of the cores it uses keeps a 1-core system
+(serial) from being capped at 1/C efficiency on a C-core machine.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
 from taskbench.measure.kernels import kernel_info, peak_kernel, throughput
@@ -38,22 +34,34 @@ class OwnPeak:
         return self.machine / self.own
 
 
+@dataclass(frozen=True)
+class Best:
+    """The best throughput at one core count, and the run that reached it."""
+    value: float
+    run: dict
+
+    def describe(self, stored: bool) -> str:
+        run = self.run
+        what = f"stored `taskbench peak` run of campaign {run.get('campaign')}" if stored else "campaign's best run"
+        return f"{what} ({run.get('system')} -iter {run.get('iter')})"
+
+
 class PeakTable:
     def __init__(self, kernel: str, stored_runs: list[dict] = (), own_family=()):
         self.kernel = kernel
-        self.stored: dict[int, float] = {}
+        self.stored: dict[int, Best] = {}
         for run in stored_runs:
             self._offer(self.stored, run)
-        self.observed: dict[int, float] = {}
+        self.observed: dict[int, Best] = {}
         # External systems (their own kernel family) and their best throughput per core count.
         self.own_family = set(own_family)
-        self.own_best: dict[str, dict[int, float]] = {name: {} for name in self.own_family}
+        self.own_best: dict[str, dict[int, Best]] = {name: {} for name in self.own_family}
 
-    def _offer(self, table: dict[int, float], run: dict) -> None:
+    def _offer(self, table: dict[int, Best], run: dict) -> None:
         value = throughput(run, self.kernel)
         cores = run.get("cores") or 1
-        if run.get("status") == "ok" and value:
-            table[cores] = max(table.get(cores, 0.0), value)
+        if run.get("status") == "ok" and value and (cores not in table or value > table[cores].value):
+            table[cores] = Best(value, run)
 
     def observe(self, run: dict) -> None:
         """A campaign run: its throughput may set the peak for its core count (and, for an
@@ -67,8 +75,8 @@ class PeakTable:
         cores = cores or 1
         own = self.own_best.get(system, {}).get(cores)
         machine = self.peak(cores)
-        if own and machine and machine > OWN_KERNEL_FACTOR * own:
-            return OwnPeak(system, cores, own, machine)
+        if own and machine and machine > OWN_KERNEL_FACTOR * own.value:
+            return OwnPeak(system, cores, own.value, machine)
         return None
 
     def peak_for(self, system: str, cores: int | None) -> float | None:
@@ -76,25 +84,31 @@ class PeakTable:
         own = self.own_peak(system, cores)
         return own.own if own is not None else self.peak(cores)
 
-    def peak(self, cores: int | None) -> float | None:
+    def _best(self, cores: int | None) -> tuple[Best | None, bool]:
+        """The run defining the peak at `cores`, and whether it is a stored peak run."""
         cores = cores or 1
-        candidates = [self.observed.get(cores, 0.0)]
-        if cores in self.stored:
-            candidates.append(self.stored[cores])
-        elif self.stored:
-            candidates.append(max(v / c for c, v in self.stored.items()) * cores)
-        if kernel_info(self.kernel).metric == "flops":
-            per_core = [v / c for table in (self.stored, self.observed) for c, v in table.items()]
-            candidates.append(max(per_core, default=0.0) * cores)
-        best = max(candidates)
-        return best or None
+        stored, observed = self.stored.get(cores), self.observed.get(cores)
+        if stored and (not observed or stored.value >= observed.value):
+            return stored, True
+        return observed, False
+
+    def peak(self, cores: int | None) -> float | None:
+        best, _ = self._best(cores)
+        return best.value if best else None
+
+    def source(self, cores: int | None) -> str:
+        """Which run defined the peak at `cores`, in words."""
+        best, stored = self._best(cores)
+        return best.describe(stored) if best else "nothing measured with as many cores"
 
     def describe(self) -> dict[int, dict]:
-        out = defaultdict(dict)
+        out = {}
         for cores in sorted(set(self.stored) | set(self.observed)):
-            out[cores] = {"stored": self.stored.get(cores), "observed": self.observed.get(cores),
-                          "peak": self.peak(cores)}
-        return dict(out)
+            stored, observed = self.stored.get(cores), self.observed.get(cores)
+            out[cores] = {"stored": stored.value if stored else None,
+                          "observed": observed.value if observed else None,
+                          "peak": self.peak(cores), "source": self.source(cores)}
+        return out
 
 
 def load_peaks(store, kernel: str, machine_id: str, own_family=()) -> PeakTable:

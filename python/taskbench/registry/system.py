@@ -24,6 +24,7 @@ class System:
     default: bool = False
     ranks: int | None = None  # default MPI ranks (mpirun/srun launchers), worker processes (dask)
     threads_per_rank: int | None = None
+    driver_rank: bool = False  # rank 0 only submits work: by default one rank more than cores
     mpi: str | None = None  # "openmpi" | "mpich": which mpirun flavour
     requires: list[str] = field(default_factory=list)  # Python modules a Python system imports
     # How to ask for a work/overhead/idle/discovery breakdown (`run --breakdown`, studies):
@@ -37,6 +38,7 @@ class System:
     available: bool = False
     reason: str = ""
     binary_path: Path | None = None
+    note: str = ""  # the build's line about its component (e.g. which NVIDIA driver it loads)
 
     @property
     def is_mpi(self) -> bool:

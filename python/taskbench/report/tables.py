@@ -16,6 +16,7 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     staying a number and the notes carrying "UNRELIABLE".
     """
     p = analysis.params
+    # An MPI system's cores read "16 (16 x 1)": ranks x threads per rank.
     columns = ["system", "cores", metg_label(p.threshold), "range over reps", "spread", "reps with METG",
                "best efficiency", "peak", "failed runs", NOTES]
     rows = []
@@ -43,11 +44,25 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
         else:
             rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.median is not None else "—"
             metg = units.seconds(s.median) if s.median is not None else "no METG"
-            rows.append([name, curve.cores, metg + (" (unreliable)" if s.unreliable else ""),
+            rows.append([name, curve.cores_text, metg + (" (unreliable)" if s.unreliable else ""),
                          rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
                          units.percent(best), units.rate(curve.peak, unit(p.kernel)),
                          len(curve.failures), "; ".join(notes)])
     return columns, rows
+
+
+def floor_line(analysis) -> str | None:
+    """The campaign's no-runtime floor (measure/placement.py) and each METG as a multiple of it."""
+    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    if not found:
+        return None
+    bound = found["metg_lower_bound_seconds"]
+    # A one-core system exchanges nothing: the floor is not its bound.
+    ratios = [f"{name} {curve.summary.median / bound:.1f}x" for name, curve in analysis.curves.items()
+              if curve.summary is not None and curve.summary.median is not None and (curve.cores or 1) > 1]
+    return (f"no-runtime floor: METG(50%) >= {units.seconds(bound)} at width {found['width']} "
+            f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row)"
+            + (f"; METG / floor: {', '.join(ratios)}" if ratios else ""))
 
 
 def metg_label(threshold: float) -> str:
