@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the large optional engines, idempotently: Java 17 (Debian's openjdk-17-jre-headless,
-# for Spark) and the pyproject groups `spark` and `tensorflow` into the project venv. Only the
-# last stage of scripts/test.sh (and a user who wants these systems) runs it; a second run
-# installs nothing and takes a few seconds.
+# for Spark) and the pyproject groups `spark`, `tensorflow` and `legion` (legate's wheel with
+# Legion and Realm, and nvidia-cuda-runtime: a build configured after this finds them) into the
+# project venv. Only the last stage of scripts/test.sh (and a user who wants these systems) runs
+# it; a second run installs nothing and takes a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

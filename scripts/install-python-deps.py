@@ -2,7 +2,7 @@
 the project's dependencies, every optional group but the large engines', and what the build
 needs (nanobind for taskbench._core: the CMake build in this venv finds it here).
 
-`--large` installs only the large engines' groups (LARGE_GROUPS: Spark and TensorFlow), which
+`--large` installs only the large engines' groups (LARGE_GROUPS: Spark, TensorFlow, Legion), which
 scripts/install-large-engines.sh does in the one test stage that needs them."""
 import importlib.metadata
 import subprocess
@@ -12,7 +12,7 @@ from pathlib import Path
 
 root = Path(__file__).resolve().parents[1]
 # Hundreds of MB each: a default install and the build never need them.
-LARGE_GROUPS = ("spark", "tensorflow")
+LARGE_GROUPS = ("spark", "tensorflow", "legion")
 large = "--large" in sys.argv[1:]
 wanted = [] if large else ["pytest"]
 pyproject = root / "pyproject.toml"

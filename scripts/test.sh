@@ -72,16 +72,26 @@ for core in $(scripts/blas-coretypes.sh); do
   stage "BLAS tests under OPENBLAS_CORETYPE=$core (release, TSan)" blas_under "$core"
 done
 
-# Spark and TensorFlow: hundreds of MB each, so installed only here (Java 17 from Debian, the
-# pyproject groups spark and tensorflow; fast when present), then tested by their own files,
-# which run every pattern in one run per system. A missing engine fails here, never skips.
+# Spark, TensorFlow and legate's wheel (Legion and Realm): hundreds of MB each, so installed only
+# here (Java 17 from Debian, the pyproject groups spark, tensorflow and legion; fast when
+# present), then tested by their own files, which run every pattern in one run per system. The
+# Legion family is compiled against the wheel: the release build is configured again, so that
+# CMake finds it (and the NVIDIA driver, or builds the stand-in), and its systems built. A
+# missing engine fails here, never skips.
 large_engines() {
   scripts/install-large-engines.sh &&
+    scripts/build.sh build -DCMAKE_BUILD_TYPE=Release &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q -k "spark or tensorflow" &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_realm.py tests/e2e/test_legion.py \
+      tests/e2e/test_legate.py -q &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_systems.py -q -k "realm or legion" &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q \
+      -k "spark or tensorflow or realm or legion or legate" &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_fault_matrix.py -q \
+      -k "realm or legion or legate" &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_listening_sockets.py -q -k spark
 }
-stage "large engines: Spark and TensorFlow (install, end-to-end, release)" large_engines
+stage "large engines: Spark, TensorFlow, Legion and Realm (install, end-to-end, release)" large_engines
 
 if ((${#failed[@]})); then
   for name in "${failed[@]}"; do echo "FAILED stage: $name"; done

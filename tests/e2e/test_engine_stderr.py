@@ -28,7 +28,8 @@ BAD_FLAGS = {"unknown_flag": ["-no-such-flag"], "invalid_value": ["-steps", "0"]
 SMALL_RUN = ["-steps", "3", "-width", "2", "-type", "stencil_1d"]
 # Systems that run only inside a cluster their launcher starts (spark_standalone): flags only.
 CLUSTER_ONLY = ("spark",)
-SYSTEMS = [s for s in registry() if s.name != "legate"]  # legate cannot load here (its README)
+SYSTEMS = registry()
+LARGE_MODULES = {"spark": "pyspark", "tensorflow": "tensorflow", "legate": "legate"}
 
 
 def user_env(system: System) -> dict:
@@ -43,7 +44,7 @@ def user_env(system: System) -> dict:
 
 def require(system: System) -> None:
     if system.binary.name in LARGE_ENGINES:
-        require_large(system.binary.name, {"spark": "pyspark", "tensorflow": "tensorflow"}[system.binary.name])
+        require_large(system.binary.name, LARGE_MODULES[system.binary.name])
     if reason := unavailable(system):
         pytest.skip(reason)
 

@@ -27,7 +27,7 @@ from taskbench.registry.system import System
 __all__ = ["Registry", "System", "read_registry_file", "resolve"]
 
 _KNOWN_KEYS = {f for f in System.__dataclass_fields__} - {"folder", "extra", "available",
-                                                            "reason", "binary_path"}
+                                                            "reason", "binary_path", "note"}
 
 
 def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
@@ -110,6 +110,8 @@ def resolve(system: System, layout: Layout) -> System:
         system.binary_path = None
         system.reason = _binary_reason(system, layout)
     system.available = not system.reason
+    comp = layout.build_info.get("components", {}).get(system.component) if system.component else None
+    system.note = (comp or {}).get("note", "")
     return system
 
 

@@ -1,0 +1,376 @@
+// realm: Realm, Legion's low-level runtime (legate's PyPI wheel). Every task is a Realm task
+// spawned on a CPU processor (one per core, a block of columns each) with a precondition that
+// Realm merges from the completion events it must follow; outputs and scratch live in a Realm
+// instance in system memory. With -subgraph (the registry's realm_subgraph), each distinct row
+// shape is built once as a Realm Subgraph whose tasks are wired to external preconditions, and
+// instantiated per timestep with the row's events. See README.md.
+#include <realm.h>
+#include <realm/subgraph.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "taskbench/app.h"
+#include "taskbench/point_buffers.h"
+
+namespace {
+
+using Realm::Event;
+using Realm::Processor;
+
+constexpr Processor::TaskFuncID kPointTask = Processor::TASK_ID_FIRST_AVAILABLE;
+constexpr size_t kAlign = 128;  // as PointBuffers: no false sharing between columns
+// Realm numbers at most 4096 processors per process (their IDs' field), the utility processor
+// included: more CPU processors fail an assertion as it starts.
+constexpr long kMaxCpuProcessors = 4096 - 1;
+
+size_t round_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// One graph's storage, carved out of one Realm instance: two output fields per column (task
+// (t, i) writes field t mod 2 while row t-1's stays readable) and one scratch buffer per column.
+struct GraphData {
+  taskbench::TaskGraph graph;
+  size_t stride = 0;
+  char* outputs = nullptr;
+  char* scratch = nullptr;
+  char* output(long t, long i) const { return outputs + ((t % 2) * graph.max_width() + i) * stride; }
+};
+
+std::vector<GraphData> graph_data;  // filled before any task runs; tasks only read it
+
+struct PointArgs {
+  long graph;
+  long t;
+  long i;
+};
+
+void point_task(const void* args, size_t, const void*, size_t, Processor) {
+  PointArgs a;
+  std::memcpy(&a, args, sizeof a);
+  const GraphData& d = graph_data[a.graph];
+  thread_local std::vector<taskbench::Interval> deps;
+  thread_local std::vector<const char*> inputs;
+  thread_local std::vector<size_t> sizes;
+  deps.resize(std::max<size_t>(deps.size(), d.graph.max_intervals()));
+  inputs.resize(std::max<size_t>(inputs.size(), d.graph.max_dependencies()));
+  sizes.resize(inputs.size());
+  const long n = d.graph.task_dependencies(a.t, a.i, deps.data());
+  size_t k = 0;
+  for (long r = 0; r < n; ++r)
+    for (long j = deps[r].start; j <= deps[r].end; ++j, ++k) {
+      inputs[k] = d.output(a.t - 1, j);
+      sizes[k] = d.graph.output_bytes();
+    }
+  d.graph.execute_point(a.t, a.i, d.output(a.t, a.i), d.graph.output_bytes(), inputs.data(), sizes.data(), k,
+                        d.scratch + d.graph.scratch_bytes() * a.i, d.graph.scratch_bytes());
+}
+
+// What a task must wait for besides its producers, per column of one graph: the last writer of
+// each output slot and the tasks that read it since (an overwrite waits for them), and the
+// column's last task (the scratch buffer is the column's).
+struct Hazards {
+  std::vector<Event> writer[2];
+  std::vector<std::vector<Event>> readers[2];
+  std::vector<Event> column_last;
+  explicit Hazards(long width) : column_last(width) {
+    for (int f = 0; f < 2; ++f) {
+      writer[f].assign(width, Event::NO_EVENT);
+      readers[f].assign(width, {});
+    }
+  }
+  // The events task (t, i) must follow, its producers' aside.
+  void collect(long t, long i, bool scratch, std::vector<Event>& out) const {
+    out.push_back(writer[t % 2][i]);
+    out.insert(out.end(), readers[t % 2][i].begin(), readers[t % 2][i].end());
+    if (scratch) out.push_back(column_last[i]);
+  }
+  void record(long t, long i, Event done, const taskbench::Interval* deps, long n) {
+    writer[t % 2][i] = done;
+    readers[t % 2][i].clear();
+    column_last[i] = done;
+    for (long r = 0; r < n; ++r)
+      for (long j = deps[r].start; j <= deps[r].end; ++j) readers[(t - 1) % 2][j].push_back(done);
+  }
+  Event all() const {
+    std::vector<Event> events(column_last.begin(), column_last.end());
+    for (int f = 0; f < 2; ++f) {
+      events.insert(events.end(), writer[f].begin(), writer[f].end());
+      for (const auto& r : readers[f]) events.insert(events.end(), r.begin(), r.end());
+    }
+    return Event::merge_events(events);
+  }
+};
+
+// Column i's processor: a contiguous block of columns per processor.
+Processor processor_of(const std::vector<Processor>& procs, const taskbench::TaskGraph& g, long i) {
+  return procs[static_cast<size_t>(i * static_cast<long>(procs.size()) / g.max_width())];
+}
+
+// realm: one spawn per task, its precondition merged from its producers' and hazards' events.
+Event spawn_all(const std::vector<Processor>& procs) {
+  std::vector<taskbench::TaskGraph> shapes;
+  for (const GraphData& d : graph_data) shapes.push_back(d.graph);
+  std::vector<Hazards> hazards;
+  for (const GraphData& d : graph_data) hazards.emplace_back(d.graph.max_width());
+  std::vector<taskbench::Interval> deps;
+  std::vector<Event> pre;
+  const long steps = taskbench::max_timesteps(shapes);
+  for (long t = 0; t < steps; ++t)
+    for (size_t gi = 0; gi < graph_data.size(); ++gi) {
+      const taskbench::TaskGraph& g = graph_data[gi].graph;
+      if (t >= g.timesteps()) continue;
+      deps.resize(std::max<size_t>(deps.size(), g.max_intervals()));
+      for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
+        const long n = g.task_dependencies(t, i, deps.data());
+        pre.clear();
+        for (long r = 0; r < n; ++r)
+          for (long j = deps[r].start; j <= deps[r].end; ++j) pre.push_back(hazards[gi].writer[(t - 1) % 2][j]);
+        hazards[gi].collect(t, i, g.scratch_bytes() > 0, pre);
+        const PointArgs args{static_cast<long>(gi), t, i};
+        const Event done = processor_of(procs, g, i).spawn(kPointTask, &args, sizeof args, Event::merge_events(pre));
+        hazards[gi].record(t, i, done, deps.data(), n);
+      }
+    }
+  std::vector<Event> ends;
+  for (const Hazards& h : hazards) ends.push_back(h.all());
+  return Event::merge_events(ends);
+}
+
+// realm_subgraph: a row t of a graph as a Subgraph with one task per point and 3W external
+// preconditions (W = the graph's max width): port j is task (t-1, j)'s completion, port W+j
+// task (t-2, j)'s, and port 2W+j what else column j's slot and scratch must wait for, wired
+// only where rows t-1 or t-2 lack column j (dom, tree). Its postconditions are the row's tasks'
+// completions, by position in the row. Rows with the same wiring share one Subgraph.
+class RowSubgraphs {
+ public:
+  explicit RowSubgraphs(const std::vector<Processor>& procs) : procs_(procs) {}
+  ~RowSubgraphs() {
+    for (auto& entry : built_) entry.second.destroy();
+  }
+  size_t distinct() const { return built_.size(); }
+
+  Event run_all() {
+    std::vector<taskbench::TaskGraph> shapes;
+    for (const GraphData& d : graph_data) shapes.push_back(d.graph);
+    // Per graph, the completion events of rows t-1 and t-2 by column, and the hazards.
+    std::vector<std::vector<Event>> last(graph_data.size()), before(graph_data.size());
+    std::vector<Hazards> hazards;
+    for (const GraphData& d : graph_data) {
+      hazards.emplace_back(d.graph.max_width());
+      last[hazards.size() - 1].assign(d.graph.max_width(), Event::NO_EVENT);
+      before[hazards.size() - 1].assign(d.graph.max_width(), Event::NO_EVENT);
+    }
+    std::vector<taskbench::Interval> deps, successors;
+    std::vector<Event> pre, post, extra;
+    const long steps = taskbench::max_timesteps(shapes);
+    for (long t = 0; t < steps; ++t)
+      for (size_t gi = 0; gi < graph_data.size(); ++gi) {
+        const taskbench::TaskGraph& g = graph_data[gi].graph;
+        if (t >= g.timesteps()) continue;
+        const long w = g.max_width(), first = g.offset(t), width = g.width(t);
+        deps.resize(std::max<size_t>(deps.size(), g.max_intervals()));
+        successors.resize(deps.size());
+        wiring_.assign({static_cast<long>(gi), first, width});
+        pre.assign(3 * w, Event::NO_EVENT);
+        std::copy(last[gi].begin(), last[gi].end(), pre.begin());
+        std::copy(before[gi].begin(), before[gi].end(), pre.begin() + w);
+        for (long i = first; i < first + width; ++i) {
+          const long n = g.task_dependencies(t, i, deps.data());
+          wiring_.push_back(-1);  // the task's ports follow
+          for (long r = 0; r < n; ++r)
+            for (long j = deps[r].start; j <= deps[r].end; ++j) wiring_.push_back(j);
+          const bool in_last = t >= 1 && g.contains(t - 1, i), in_before = t >= 2 && g.contains(t - 2, i);
+          if (in_before) {
+            // Task (t-2, i) wrote the slot; its readers are its successors in row t-1.
+            wiring_.push_back(w + i);
+            const long m = g.task_successors(t - 2, i, successors.data());
+            for (long r = 0; r < m; ++r)
+              for (long k = successors[r].start; k <= successors[r].end; ++k) wiring_.push_back(k);
+          }
+          // The column's scratch: its last task is (t-1, i), else (t-2, i) (port W+i above).
+          const bool scratch = g.scratch_bytes() > 0;
+          if (scratch && in_last) wiring_.push_back(i);
+          if (!in_before) {
+            // An older writer of the slot (the column was not in row t-2): the driver merges
+            // what it and its readers left, and the column's last task.
+            extra.clear();
+            hazards[gi].collect(t, i, scratch && !in_last, extra);
+            pre[2 * w + i] = Event::merge_events(extra);
+            wiring_.push_back(2 * w + i);
+          }
+        }
+        const Realm::Subgraph& sg = subgraph(g, t);
+        post.assign(width, Event::NO_EVENT);  // Realm fills them in, one per postcondition port
+        sg.instantiate(&t, sizeof t, Realm::ProfilingRequestSet(), pre, post);
+        // The bookkeeping for the rare rows that need port 2W+j.
+        for (long i = first; i < first + width; ++i) {
+          const long n = g.task_dependencies(t, i, deps.data());
+          hazards[gi].record(t, i, post[i - first], deps.data(), n);
+        }
+        before[gi] = last[gi];
+        std::fill(last[gi].begin(), last[gi].end(), Event::NO_EVENT);
+        for (long i = first; i < first + width; ++i) last[gi][i] = post[i - first];
+      }
+    std::vector<Event> ends;
+    for (const Hazards& h : hazards) ends.push_back(h.all());
+    return Event::merge_events(ends);
+  }
+
+ private:
+  // The Subgraph for wiring_ (built from it on first use).
+  const Realm::Subgraph& subgraph(const taskbench::TaskGraph& g, long t) {
+    auto found = built_.find(wiring_);
+    if (found != built_.end()) return found->second;
+    Realm::SubgraphDefinition def;
+    def.concurrency_mode = Realm::SubgraphDefinition::CONCURRENT;  // rows overlap in flight
+    const long graph = wiring_[0], first = wiring_[1];
+    long task = -1;
+    for (size_t k = 3; k < wiring_.size(); ++k) {
+      if (wiring_[k] == -1) {
+        ++task;
+        const long i = first + task;
+        Realm::SubgraphDefinition::TaskDesc desc;
+        desc.proc = processor_of(procs_, g, i);
+        desc.task_id = kPointTask;
+        const PointArgs args{graph, t, i};
+        desc.args.set(&args, sizeof args);
+        def.tasks.push_back(desc);
+        Realm::SubgraphDefinition::Interpolation timestep;
+        timestep.offset = 0;
+        timestep.bytes = sizeof(long);
+        timestep.target_kind = Realm::SubgraphDefinition::Interpolation::TARGET_TASK_ARGS;
+        timestep.target_index = static_cast<unsigned>(task);
+        timestep.target_offset = offsetof(PointArgs, t);
+        timestep.redop_id = 0;
+        def.interpolations.push_back(timestep);
+        Realm::SubgraphDefinition::Dependency out;
+        out.src_op_kind = Realm::SubgraphDefinition::OPKIND_TASK;
+        out.src_op_index = static_cast<unsigned>(task);
+        out.src_op_port = 0;
+        out.tgt_op_kind = Realm::SubgraphDefinition::OPKIND_EXT_POSTCOND;
+        out.tgt_op_index = static_cast<unsigned>(task);
+        out.tgt_op_port = 0;
+        def.dependencies.push_back(out);
+        continue;
+      }
+      Realm::SubgraphDefinition::Dependency in;
+      in.src_op_kind = Realm::SubgraphDefinition::OPKIND_EXT_PRECOND;
+      in.src_op_index = static_cast<unsigned>(wiring_[k]);
+      in.src_op_port = 0;
+      in.tgt_op_kind = Realm::SubgraphDefinition::OPKIND_TASK;
+      in.tgt_op_index = static_cast<unsigned>(task);
+      in.tgt_op_port = 0;
+      def.dependencies.push_back(in);
+    }
+    Realm::Subgraph sg;
+    Realm::Subgraph::create_subgraph(sg, def, Realm::ProfilingRequestSet()).wait();
+    return built_.emplace(wiring_, sg).first->second;
+  }
+
+  const std::vector<Processor>& procs_;
+  std::vector<long> wiring_;  // graph, first column, width, then per task: -1 and its ports
+  std::map<std::vector<long>, Realm::Subgraph> built_;
+};
+
+[[noreturn]] void fail(const std::string& line) {
+  std::fprintf(stderr, "taskbench: %s: %s\n", TASKBENCH_SYSTEM_NAME, line.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long cores = taskbench::available_cores();
+  taskbench::App app(argc, argv,
+                     {TASKBENCH_SYSTEM_NAME,
+                      {{"-worker", "N", "Realm CPU processors, one thread each (default: the cores)", 1,
+                        std::min(taskbench::kMaxWorkerThreads, kMaxCpuProcessors)},
+                       {"-subgraph", "", "build each row shape once as a Realm Subgraph, instantiated per timestep"}},
+                      REALM_VERSION});
+  const long workers = app.flag("-worker", std::min(cores, kMaxCpuProcessors));
+  const bool use_subgraphs = app.flag("-subgraph", 0) != 0;
+
+  // Storage: every graph's outputs and scratch, 128-byte aligned, in one system-memory instance.
+  size_t bytes = kAlign;
+  std::vector<size_t> offsets;
+  for (const taskbench::TaskGraph& g : app.graphs()) {
+    offsets.push_back(bytes);
+    bytes += round_up(g.output_bytes()) * g.max_width() * 2 + round_up(g.scratch_bytes() * g.max_width());
+  }
+
+  // Realm's own flags, never the user's: -worker CPU processors, one utility processor and one
+  // background worker (they share the cores), no GPU, system memory sized to the instance. Its
+  // start-up lines (the driver's "no device" among them) only with -v.
+  const std::string sysmem_mb = std::to_string(bytes / (1 << 20) + 64);
+  std::vector<std::string> realm_args = {argv[0], "-ll:cpu", std::to_string(workers), "-ll:util", "1",
+                                         "-ll:bgwork", "1", "-ll:gpu", "0", "-ll:csize", sysmem_mb};
+  if (app.verbosity() == 0) realm_args.insert(realm_args.end(), {"-level", "6"});
+  std::vector<char*> realm_argv;
+  for (std::string& a : realm_args) realm_argv.push_back(a.data());
+  realm_argv.push_back(nullptr);
+  int realm_argc = static_cast<int>(realm_args.size());
+  char** realm_argp = realm_argv.data();
+  Realm::Runtime runtime;
+  if (!runtime.init(&realm_argc, &realm_argp)) fail("Realm did not start (run with -v for its messages)");
+
+  std::vector<Processor> procs;
+  Realm::Machine::ProcessorQuery query(Realm::Machine::get_machine());
+  for (Processor p : query.only_kind(Processor::LOC_PROC)) procs.push_back(p);
+  if (static_cast<long>(procs.size()) != workers)
+    fail("-worker " + std::to_string(workers) + ": Realm started " + std::to_string(procs.size()) +
+         " CPU processor(s)");
+  Realm::Memory sysmem = Realm::Machine::MemoryQuery(Realm::Machine::get_machine())
+                             .only_kind(Realm::Memory::SYSTEM_MEM)
+                             .has_capacity(bytes)
+                             .first();
+  if (!sysmem.exists()) fail("no Realm system memory of " + std::to_string(bytes) + " bytes");
+  Realm::RegionInstance instance;
+  Realm::RegionInstance::create_instance(instance, sysmem, Realm::Rect<1, long long>(0, bytes - 1),
+                                         std::vector<size_t>{1}, 0, Realm::ProfilingRequestSet())
+      .wait();
+  char* base = static_cast<char*>(instance.pointer_untyped(0, bytes));
+  if (base == nullptr) fail("the Realm instance in system memory is not directly addressable");
+  base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;  // bytes has kAlign spare
+  for (size_t k = 0; k < app.graphs().size(); ++k) {
+    const taskbench::TaskGraph& g = app.graphs()[k];
+    GraphData d;
+    d.graph = g;
+    d.stride = round_up(g.output_bytes());
+    d.outputs = base + offsets[k] - kAlign;
+    d.scratch = d.outputs + d.stride * g.max_width() * 2;
+    if (g.scratch_bytes() > 0) task_graph_prepare_scratch(d.scratch, g.scratch_bytes() * g.max_width());
+    graph_data.push_back(d);
+  }
+  Processor::register_task_by_kind(Processor::LOC_PROC, false, kPointTask,
+                                   Realm::CodeDescriptor(point_task), Realm::ProfilingRequestSet())
+      .wait();
+
+  app.set_parallelism(1, workers);
+  app.display();
+  size_t distinct_rows = 0;
+  double elapsed = 0;
+  if (use_subgraphs) {
+    RowSubgraphs rows(procs);
+    const double start = taskbench::wall_time();
+    rows.run_all().wait();
+    elapsed = taskbench::wall_time() - start;
+    distinct_rows = rows.distinct();
+  } else {
+    const double start = taskbench::wall_time();
+    spawn_all(procs).wait();
+    elapsed = taskbench::wall_time() - start;
+  }
+  if (use_subgraphs) app.add_report_json("realm_subgraphs", std::to_string(distinct_rows));
+  app.report(elapsed);
+
+  instance.destroy();
+  runtime.shutdown(Event::NO_EVENT, 0);
+  return runtime.wait_for_shutdown();
+}

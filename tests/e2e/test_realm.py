@@ -1,0 +1,122 @@
+"""realm and realm_subgraph (Realm from legate's wheel): every pattern in one run against serial,
+other kernels and 1 MiB outputs, the fault switch (corrupt, kill, hang) with nothing left
+running, bad flags in one line, rows built once as Subgraphs and reused, and the NVIDIA driver
+the build chose (the machine's, or the stand-in) being the one that loads. test_systems.py runs
+the shared matrix on them too. The wheel is installed by scripts/install-large-engines.sh: under
+TASKBENCH_REQUIRE_LARGE_ENGINES=1 (scripts/test.sh's last stage) an unbuilt realm fails here."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from large_engines import require, run_system
+from systems import (BIN, BUILD, CORRUPTED, FAULT_GRAPHS, OTHER_KERNELS, PROBE, ROOT, assert_validation_failed,
+                     every_pattern, serial_totals, totals)
+
+VARIANTS = {"realm": [], "realm_subgraph": ["-subgraph"]}  # systems/realm/system.toml's args
+
+
+@pytest.fixture(autouse=True)
+def built():
+    require("realm", "legate")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_pattern_equals_serial(variant, probe):
+    args = every_pattern()
+    got = run_system("realm", [*VARIANTS[variant], "-worker", "2", *args], probe)
+    assert got.returncode == 0, got.stderr
+    assert got.stderr == ""
+    assert totals(got.stdout) == serial_totals(args)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_other_kernels_scratch_and_1mib_outputs(variant, probe):
+    got = run_system("realm", [*VARIANTS[variant], *OTHER_KERNELS], probe)
+    assert got.returncode == 0, got.stderr
+    assert totals(got.stdout) == serial_totals(OTHER_KERNELS)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_corrupted_output_fails_validation(variant, probe):
+    got = run_system("realm", [*VARIANTS[variant], *FAULT_GRAPHS], probe, CORRUPTED)
+    assert_validation_failed(got)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_killed_task_kills_the_run(variant, probe):
+    got = run_system("realm", [*VARIANTS[variant], *FAULT_GRAPHS], probe, {"TASKBENCH_FAULT": "kill:1,2,1"})
+    assert got.returncode == -signal.SIGKILL, got.stderr
+    assert "Total Tasks" not in got.stdout
+
+
+def assert_a_hang_holds_the_run(argv: list[str], marker: str, seconds: float = 5) -> None:
+    """A hung task (TASKBENCH_FAULT=hang:1,2,1) never lets the graph finish: the run is still
+    going after `seconds`, prints no summary, and ends once killed (the probe fixture then checks
+    that nothing of it is left)."""
+    env = {**os.environ, PROBE: marker, "TASKBENCH_FAULT": "hang:1,2,1"}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(timeout=seconds)
+    proc.kill()
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert "Running Task Benchmark" in out and "Total Tasks" not in out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_hung_task_stops_the_run_until_it_is_killed(variant, probe):
+    assert_a_hang_holds_the_run([str(BIN / "realm"), *VARIANTS[variant], *FAULT_GRAPHS], probe)
+
+
+def test_isomorphic_rows_share_one_subgraph(tmp_path, probe):
+    """stencil_1d's rows after the first two are wired alike: 40 timesteps build 3 Subgraphs
+    (row 0, row 1, the rest), and -and's second graph its own."""
+    report = tmp_path / "r.json"
+    args = ["-steps", "40", "-width", "4", "-type", "stencil_1d", "-and", "-steps", "5", "-width", "2",
+            "-type", "no_comm"]
+    got = run_system("realm", ["-subgraph", *args, "-json", str(report)], probe)
+    assert got.returncode == 0, got.stderr
+    assert totals(got.stdout) == serial_totals(args)
+    assert json.loads(report.read_text())["system_report"]["realm_subgraphs"] == 3 + 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-worker", "0"], "taskbench: -worker: invalid value '0'; expected an integer from 1 to 4095"),
+    # Realm holds at most 4096 processors, its utility processor one of them.
+    (["-worker", "4096"], "taskbench: -worker: invalid value '4096'; expected an integer from 1 to 4095"),
+    (["-subgraph", "1"], "taskbench: "),
+])
+def test_bad_flags_are_one_line(args, message):
+    got = run_system("realm", args)
+    assert got.returncode == 2
+    assert got.stdout == ""
+    assert got.stderr.count("\n") == 1 and got.stderr.startswith(message), got.stderr
+
+
+def test_the_driver_the_build_names_is_the_one_loaded():
+    """Where the build found no libcuda.so.1 it built the stand-in, and realm loads that one;
+    elsewhere the machine's, and no stand-in is there. `taskbench systems` names it."""
+    note = json.loads((BUILD / "taskbench-build.json").read_text())["components"]["REALM"]["note"]
+    standin = BUILD / "cuda-standin" / "libcuda.so.1"
+    got = run_system("realm", ["-steps", "2", "-width", "2"], extra_env={"LD_DEBUG": "files"})
+    assert got.returncode == 0, got.stderr
+    # The dynamic loader's own account (LD_DEBUG=files): "calling init: PATH" per library loaded.
+    loaded = [line.split("calling init: ")[1].strip() for line in got.stderr.splitlines()
+              if "calling init: " in line and "libcuda" in line]
+    if "stand-in" in note:
+        assert standin.exists()
+        assert str(standin) in loaded, got.stderr[-2000:]
+    else:
+        assert not standin.exists()
+        assert "this machine's" in note
+        assert loaded and all("cuda-standin" not in path for path in loaded)
+    shown = subprocess.run([sys.executable, "-m", "taskbench", "systems", "-q", "--build-dir", str(BUILD)],
+                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+    row = next(line for line in shown.stdout.splitlines() if line.startswith("realm_subgraph\t"))
+    assert "NVIDIA driver: " in row and ("stand-in" in note) == ("stand-in" in row)
