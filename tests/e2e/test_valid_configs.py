@@ -74,7 +74,7 @@ LINES = draw()
 
 
 # Engines that start for seconds per run (Ray ~4 s, a Dask cluster ~1 s): one run of joined lines.
-JOINED = ("ray", *SLOW_TO_START)
+JOINED = ("ray", "ray_compiled", *SLOW_TO_START)
 # Lines per system, as a share of the count: process starts dominate (mpirun 0.2-0.5 s, a Python
 # engine 0.1-0.8 s, StarPU 0.15 s, the other C++ systems a few ms).
 SHARE = {"native": 1 / 3, "mpi": 1 / 12, "python": 1 / 12, "joined": 1 / 40}
