@@ -1,7 +1,8 @@
 """Per-task overhead of every built local system: empty kernel, stencil_1d, width = cores,
 1000 steps. Overhead per task = elapsed x cores / tasks (the report's task granularity); wall
 per task = elapsed / tasks. Local systems are those that run on this host alone: `local`,
-`dask` (a Dask cluster of one worker process per core) and `loopback` (Ray) launchers.
+`dask` (a Dask cluster of one worker process per core), `loopback` (Ray) and `mpirun` (its
+default ranks on this host) launchers.
 Systems are interleaved in each round and the best of N rounds is kept. Prints figures only.
 
     python3 bench/system_overhead.py [--rounds 7] [--steps 1000] [--pattern stencil_1d] [--build build]
@@ -25,7 +26,7 @@ from taskbench.registry import Registry  # noqa: E402
 from taskbench.registry.locations import find_layout  # noqa: E402
 
 
-LOCAL_LAUNCHERS = ("local", "dask", "loopback")
+LOCAL_LAUNCHERS = ("local", "dask", "loopback", "mpirun")
 
 
 def local_systems(build: str) -> list:

@@ -54,7 +54,7 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert html.escape(blas) in text  # whatever BLAS ran
     if latency:
         assert f"core-to-core {start:.0f} ns / {end:.0f} ns (start / end)" in text
-        assert "no-runtime floor: METG(50%) &gt;= " in text
+        assert "no-runtime floor: METG(50%) " in text and " pinned threads, " in text
     assert "peak with 1 core: " in text and "from the campaign&#x27;s best run (serial -iter " in text
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
     # METG bars, efficiency, throughput, a Gantt per system, the time split

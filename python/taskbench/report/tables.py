@@ -60,7 +60,7 @@ def floor_line(analysis) -> str | None:
     # A one-core system exchanges nothing: the floor is not its bound.
     ratios = [f"{name} {curve.summary.median / bound:.1f}x" for name, curve in analysis.curves.items()
               if curve.summary is not None and curve.summary.median is not None and (curve.cores or 1) > 1]
-    return (f"no-runtime floor: METG(50%) >= {units.seconds(bound)} at width {found['width']} "
+    return (f"no-runtime floor: METG(50%) {units.seconds(bound)} at width {found['width']} "
             f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row)"
             + (f"; METG / floor: {', '.join(ratios)}" if ratios else ""))
 
