@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,10 @@ from systems import PROBE, ROOT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "python"))
 from taskbench.launch import leftovers  # noqa: E402
+
+# Every process a test starts inherits this, so that its probe stays readable in /proc after
+# the process sets its title (leftovers.KEEP_ENVIRON): else "nothing left" would pass unseen.
+os.environ.update(leftovers.KEEP_ENVIRON)
 
 
 @pytest.fixture

@@ -110,3 +110,22 @@ def test_the_guard_kills_what_the_harness_started_when_the_harness_dies():
         assert state in ("gone", "Z"), "the guard outlived its work"
     finally:
         leftovers.kill_all(PROBE, marker)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_process_that_sets_its_title_keeps_its_marker_only_with_keep_environ(keep):
+    """dask's and Parsl's processes call setproctitle, which writes the title over what
+    /proc/PID/environ shows: the marker is lost unless the launch's environment says not to."""
+    setproctitle = pytest.importorskip("setproctitle")
+    marker = leftovers.new_marker()
+    env = dict({k: v for k, v in os.environ.items() if k != "SPT_NOENV"}, **{PROBE: marker})
+    if keep:
+        env.update(leftovers.KEEP_ENVIRON)
+    code = "import setproctitle, sys, time; setproctitle.setproctitle('x' * 300); print('set', flush=True); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "set"
+        assert (leftovers.processes_with(PROBE, marker) == [child.pid]) is keep, setproctitle.__version__
+    finally:
+        child.kill()
+        child.wait()

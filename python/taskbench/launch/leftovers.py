@@ -17,6 +17,10 @@ import uuid
 from pathlib import Path
 
 MARKER_VARIABLE = "TASKBENCH_LAUNCH_MARK"
+# setproctitle (dask's scheduler and workers and Parsl's processes call it when it is installed;
+# Parsl requires it) writes the new title over the memory that /proc/PID/environ shows, marker
+# included, unless SPT_NOENV is set: every environment that carries a marker carries this too.
+KEEP_ENVIRON = {"SPT_NOENV": "1"}
 
 
 def new_marker() -> str:

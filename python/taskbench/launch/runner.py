@@ -205,7 +205,7 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         # Not in set_env: neither is provenance, and both change with every run. The launch's
         # marker finds its processes at a timeout; the harness's, when the harness is gone.
         marker = leftovers.new_marker()
-        env = dict(launch.env, **{leftovers.MARKER_VARIABLE: marker})
+        env = dict(launch.env, **leftovers.KEEP_ENVIRON, **{leftovers.MARKER_VARIABLE: marker})
         harness_marker = guard.harness_marker()
         if harness_marker:
             env[guard.HARNESS_MARK_VARIABLE] = harness_marker

@@ -52,7 +52,8 @@ class Cluster:
 
     def _environment(self) -> dict:
         home = spark_home()
-        return dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, PYSPARK_PYTHON=sys.executable,
+        return dict(os.environ, **leftovers.KEEP_ENVIRON, SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST,
+                    PYSPARK_PYTHON=sys.executable,
                     SPARK_LOG_DIR=self._folder.name, SPARK_WORKER_DIR=self._folder.name,
                     **{CLUSTER_VARIABLE: self.marker})
 
