@@ -22,7 +22,7 @@ from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.kernels import kernel_info, unit
 from taskbench.measure.sweep import SweepParams
 from taskbench.registry.external import add_externals, externals_from_specs
-from taskbench.report.tables import campaign_title, floor_line, metg_fit, metg_table
+from taskbench.report.tables import campaign_title, metg_fit, metg_table, notes_below_table
 
 DEFAULT_HTML = "taskbench-report.html"
 # With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,
@@ -209,12 +209,8 @@ def _preflight(ctx, params: SweepParams) -> None:
 
 
 def _report_peaks(ctx, analysis) -> None:
-    for cores, info in analysis.peaks.describe().items():
-        ctx.console.note(f"peak with {units.count(cores, 'core')}: {units.rate(info['peak'], unit(analysis.params.kernel))}, "
-                         f"from the {info['source']}")
-    floor = floor_line(analysis)
-    if floor:
-        ctx.console.note(floor)
+    for line in notes_below_table(analysis):
+        ctx.console.note(line)
 
 
 def _record_own_peaks(store, name: str, analysis) -> None:

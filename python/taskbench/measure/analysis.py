@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from taskbench.launch import MPI_LAUNCHERS
 from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
 from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
@@ -84,7 +85,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
         curve = SystemCurve(system, cores, peaks.peak_for(system, cores))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
-        if ok and ok[0].get("launcher") in ("mpirun", "srun"):
+        if ok and ok[0].get("launcher") in MPI_LAUNCHERS:
             curve.layout = f"{ok[0].get('ranks') or 1} x {ok[0].get('threads_per_rank') or 1}"
         tries: dict[tuple[int, int], list[dict]] = defaultdict(list)
         for run in system_runs:

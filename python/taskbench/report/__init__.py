@@ -20,7 +20,7 @@ from taskbench.measure.analysis import analyze
 from taskbench.measure.kernels import unit
 from taskbench.report.page import Figures, Note, html_table, notes_html
 from taskbench.report.study_sections import anchor, breakdown_section, study_summary
-from taskbench.report.tables import failures_table, floor_line, metg_table
+from taskbench.report.tables import failures_table, metg_table, notes_below_table
 from taskbench.report.trace_sections import TIME_SPLIT_HELP, trace_section
 from taskbench.studies import execute, results
 from taskbench.studies.metg_results import MetgStudyResult
@@ -97,11 +97,7 @@ def _metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, p
     if a.campaign.get("status") != "done":
         head.append("<p class='warn'>UNFINISHED: `taskbench metg --resume` continues it</p>")
     head.append(html_table(*metg_table(a)))
-    # Which run defined each 100%, and the floor no runtime can beat: both read with the table.
-    below = [f"peak with {units.count(cores, 'core')}: {units.rate(info['peak'], unit(a.params.kernel))}, "
-             f"from the {info['source']}" for cores, info in a.peaks.describe().items()]
-    below += [line for line in [floor_line(a)] if line]
-    head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in below))
+    head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in notes_below_table(a)))
     tail = []
     if figures is not None:
         head.append("<div class='row'>"

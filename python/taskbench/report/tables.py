@@ -51,6 +51,13 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
+def notes_below_table(analysis) -> list[str]:
+    """Which run defined each 100% and the campaign's no-runtime floor: read with the table."""
+    lines = [f"peak with {units.count(cores, 'core')}: {units.rate(info['peak'], unit(analysis.params.kernel))}, "
+             f"from the {info['source']}" for cores, info in analysis.peaks.describe().items()]
+    return lines + [line for line in [floor_line(analysis)] if line]
+
+
 def floor_line(analysis) -> str | None:
     """The campaign's no-runtime floor (measure/placement.py) and each METG as a multiple of it."""
     found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
