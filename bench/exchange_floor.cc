@@ -139,34 +139,37 @@ constexpr int kFields = 8;
 
 // One pass over every row: each task waits for its producers' flags of row t-1, runs
 // execute_point when `execute`, and sets its column's flag to t.
+template <bool execute>
 double pass(const taskbench::TaskGraph& g, long rows, const std::vector<std::vector<int>>& plans,
-            int workers, bool execute) {
+            int workers) {
   std::vector<Flag> done(g.max_width()), progress(workers);
   const taskbench::PointBuffers buffers(g, kFields);
   return timed(workers, rows, [&](int me) {
     const int* code = plans[me].data();
     long slowest = -1;  // a row every thread had finished when last looked at
     for (long t = 0; t < rows; ++t) {
-      if (execute && t - kFields + 1 > slowest) {
-        slowest = rows;
-        for (int w = 0; w < workers; ++w)
-          if (w != me) {
-            long seen;
-            while ((seen = progress[w].row.load(std::memory_order_acquire)) < t - kFields + 1) relax();
-            slowest = std::min(slowest, seen);
-          }
+      if constexpr (execute) {
+        if (t - kFields + 1 > slowest) {
+          slowest = rows;
+          for (int w = 0; w < workers; ++w)
+            if (w != me) {
+              long seen;
+              while ((seen = progress[w].row.load(std::memory_order_acquire)) < t - kFields + 1) relax();
+              slowest = std::min(slowest, seen);
+            }
+        }
       }
       for (int i; (i = *code++) >= 0;) {
         for (int k = *code++; k > 0; --k, ++code)
           while (done[*code].row.load(std::memory_order_acquire) < t - 1) relax();
-        if (execute) {
+        if constexpr (execute) {
           buffers.run(t, i);
           push_to_shared_cache(buffers.output(t, i));
         }
         done[i].row.store(t, std::memory_order_release);
         push_to_shared_cache(&done[i]);
       }
-      if (execute) progress[me].row.store(t, std::memory_order_release);
+      if constexpr (execute) progress[me].row.store(t, std::memory_order_release);
     }
   });
 }
@@ -230,8 +233,8 @@ int main(int argc, char** argv) {
   double best[3] = {1e30, 1e30, 1e30};
   for (int r = 0; r < reps; ++r) {  // interleaved, so a slow spell hits all three alike
     best[0] = std::min(best[0], one_way(rows));
-    best[1] = std::min(best[1], pass(g, rows, plans, workers, false));
-    best[2] = std::min(best[2], pass(g, rows, plans, workers, true));
+    best[1] = std::min(best[1], pass<false>(g, rows, plans, workers));
+    best[2] = std::min(best[2], pass<true>(g, rows, plans, workers));
   }
   std::printf("# best of %d x %ld rows, %s; %d threads pinned to CPUs %d-%d\n", reps, rows,
               g.describe().c_str(), workers, cpus.front(), cpus.back());

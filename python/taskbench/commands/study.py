@@ -98,7 +98,7 @@ def _campaign(args, ctx, study) -> str:
                                    provenance.available_cores(), name)
     else:
         params = execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
-                              retries)
+                              retries, name)
     previous = None if args.campaign else execute.unfinished_like(store, params)
     if previous is not None:
         store.claim(previous["name"])
@@ -114,7 +114,8 @@ def _campaign(args, ctx, study) -> str:
     for note in params.get("notes", []):
         ctx.console.warn(note)
     size = (f"{units.count(len(params['sweeps']), 'METG sweep')} of {units.count(reps, 'repetition')}" if study.kind == "metg"
-            else f"{len(params['grid'])} runs, best of {reps}")
+            else f"{len(params['grid'])} runs, best of {reps}"
+            + (f", then {units.count(len(params['sweeps']), 'METG sweep')}" if params.get("sweeps") else ""))
     ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, {size}; "
                      f"stored in {store.path}")
     return name
@@ -152,6 +153,6 @@ def main(args, ctx) -> int:
     if args.html:
         from taskbench import report
         # A METG study's sweeps are campaigns of their own: the report shows their curves (Fig. 7).
-        names = [name] + (metg_results.child_campaigns(result.campaign) if study.kind == "metg" else [])
+        names = [name] + metg_results.child_campaigns(result.campaign)
         ctx.console.note(f"report: {report.write_report(ctx.store, args.html, names, ctx.console)}")
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK

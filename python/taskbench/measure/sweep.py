@@ -76,6 +76,9 @@ class SweepParams:
     ranks: int | None = None
     threads_per_rank: int | None = None
     launcher: str | None = None  # mpirun or srun for MPI systems; None: the registry's
+    # Every run on this many cores: an MPI system's ranks, another system's threads (`taskbench
+    # study scaling`'s METG vs cores); None: ranks and threads_per_rank above, or the defaults.
+    cores: int | None = None
     max_spread: float = 0.10
     rechecks: int = 2  # rounds of extra tries while the repetitions still disagree
     # `--external` systems of this campaign, {name: {"cores": N, "command": "..."}}: stored, so

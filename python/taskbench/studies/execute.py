@@ -18,11 +18,13 @@ import dataclasses
 import random
 import zlib
 
+from taskbench import provenance
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
+from taskbench.studies import metg_execute
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import fastest
 
@@ -32,8 +34,9 @@ REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries")
 
 
 def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
-         timeout: float, retries: int) -> dict:
-    """The campaign's params: the request, what cannot run and why, and the grid."""
+         timeout: float, retries: int, parent: str = "") -> dict:
+    """The campaign's params: the request, what cannot run and why, the grid, and the sweeps of
+    the study's METG part, if it has one (campaigns PARENT-LABEL, as a METG study's)."""
     unavailable, no_breakdown, runnable = {}, {}, []
     for name in systems:
         system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
@@ -50,9 +53,15 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
                         "(see `taskbench systems`)", EXIT_ENVIRONMENT)
     grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown)
             for r in study.grid(runnable, quick, reps)]
-    return {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
-            "timeout": timeout, "retries": retries, "unavailable": unavailable, "no_breakdown": no_breakdown,
-            "grid": [r.to_dict() for r in grid]}
+    params = {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
+              "timeout": timeout, "retries": retries, "unavailable": unavailable, "no_breakdown": no_breakdown,
+              "grid": [r.to_dict() for r in grid]}
+    if study.metg is not None:
+        metg_reps = min(reps, study.metg.quick_reps if quick else study.metg.reps)
+        sweeps = metg_execute.plan(study.metg, registry, runnable, quick, metg_reps, timeout,
+                                   provenance.available_cores(), parent)
+        params.update(sweeps=sweeps["sweeps"], notes=sweeps["notes"])
+    return params
 
 
 def same_request(params: dict, other: dict) -> bool:
@@ -104,9 +113,7 @@ def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> 
 
 def launch_options(system, cores: int | None) -> LaunchOptions:
     """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads."""
-    if cores is None:
-        return LaunchOptions()
-    return LaunchOptions(ranks=cores) if system.is_mpi else LaunchOptions(threads_per_rank=cores)
+    return campaign.on_cores(system, cores)
 
 
 def run(store, registry, build_dir, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
@@ -133,5 +140,7 @@ def run(store, registry, build_dir, name: str, console, git_revision: str | None
             if round_number > params.get("retries", 0):
                 break
             batch = _order(retry_round(grid, store.runs(name), round_number - 1), f"{name}/retry")
+    if params.get("sweeps"):
+        stats = metg_execute.run_sweeps(store, registry, params, console, git_revision, stats)
     store.finish_campaign(name)
     return stats

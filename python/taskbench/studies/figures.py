@@ -104,14 +104,16 @@ def metg_vs_parameter(result, study) -> Figure | None:
     return fig
 
 
-def scaling(result, modes, axis) -> Figure | None:
+def scaling(result, modes, axis, metg=None, floor=()) -> Figure | None:
     """Time vs cores, a panel per mode (weak: flat is ideal; strong: 1/cores is ideal), a line
-    per (system, -iter)."""
+    per (system, -iter); and with `metg` ({system: [(cores, seconds)]}) a panel of METG(50%) vs
+    cores, the no-runtime floor (`floor`, [(cores, seconds)]) drawn beside the systems."""
     iterations, counts = axis
-    fig = new_figure(10.0, 4.2)
+    panels = len(modes) + (1 if metg else 0)
+    fig = new_figure(5.0 * panels, 4.2)
     drawn = False
     for k, mode in enumerate(modes):
-        ax = fig.add_subplot(1, len(modes), k + 1)
+        ax = fig.add_subplot(1, panels, k + 1)
         for i, system in enumerate(result.systems):
             for j, it in enumerate(iterations):
                 runs = [(c, result.best(system, {"mode": mode, "iter": it, "cores": c})) for c in counts]
@@ -121,15 +123,40 @@ def scaling(result, modes, axis) -> Figure | None:
                             linestyle="-" if j == len(iterations) - 1 else "--", color=color_for(system),
                             **style(i))
                     drawn = True
-        ax.set_xscale("log", base=2)
-        log_axis(ax, "y", "wall time of the graph", "s")
-        ax.set_xticks(counts)
-        ax.set_xticklabels([str(c) for c in counts])
-        ax.set_xlabel("cores (threads, or MPI ranks)")
-        ax.set_title(f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling", fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
+        _cores_axis(ax, counts, "wall time of the graph", "cores (threads, or MPI ranks)",
+                    f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling")
+    if metg:
+        drawn = _metg_vs_cores(fig.add_subplot(1, panels, panels), result.systems, counts, metg, floor) or drawn
     if not drawn:
         return None
     fig.suptitle(f"Weak and strong scaling ({result.name})", fontsize=10)
     legend_below(fig, fig.axes)
     return fig
+
+
+def _metg_vs_cores(ax, systems, counts, metg, floor) -> bool:
+    drawn = False
+    for i, system in enumerate(systems):
+        points = metg.get(system) or []
+        if points:
+            ax.plot([c for c, _ in points], [m for _, m in points], label=f"{system} METG",
+                    color=color_for(system), **style(i))
+            drawn = True
+    if floor:
+        ax.plot([c for c, _ in floor], [m for _, m in floor], label="no-runtime floor", color="black",
+                linestyle=":", marker="x")
+        drawn = True
+    _cores_axis(ax, counts, "METG(50%)", "cores (threads, or MPI ranks); width = cores",
+                "Fig. 9a at one node: METG(50%) vs cores")
+    return drawn
+
+
+def _cores_axis(ax, counts, seconds_label, xlabel, title) -> None:
+    """Cores on a log2 axis ticked at the counts run, seconds on a log axis."""
+    ax.set_xscale("log", base=2)
+    log_axis(ax, "y", seconds_label, "s")
+    ax.set_xticks(counts)
+    ax.set_xticklabels([str(c) for c in counts])
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)

@@ -63,8 +63,15 @@ def _exists(store, name: str) -> dict | None:
 
 
 def run(store, registry, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
-    params = store.campaign(name)["params"]
-    total = campaign.ExecutionStats()
+    total = run_sweeps(store, registry, store.campaign(name)["params"], console, git_revision)
+    store.finish_campaign(name)
+    return total
+
+
+def run_sweeps(store, registry, params: dict, console, git_revision: str | None,
+               total: campaign.ExecutionStats | None = None) -> campaign.ExecutionStats:
+    """Every sweep of a parent campaign's params not done yet; `total` adds to earlier stats."""
+    total = total or campaign.ExecutionStats()
     for i, sweep in enumerate(params["sweeps"], 1):
         child = sweep["campaign"]
         sweep_params = SweepParams.from_dict(sweep["params"])
@@ -81,5 +88,4 @@ def run(store, registry, name: str, console, git_revision: str | None) -> campai
         total = dataclasses.replace(total, executed=total.executed + stats.executed,
                                     reused=total.reused + stats.reused, failed=total.failed + stats.failed,
                                     repeated_for_load=total.repeated_for_load + stats.repeated_for_load)
-    store.finish_campaign(name)
     return total

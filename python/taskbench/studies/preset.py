@@ -57,6 +57,9 @@ class Study:
     table: Callable  # (StudyResult) -> (columns, rows)
     findings: Callable  # (StudyResult) -> list of one-line conclusions
     figure: Callable  # (StudyResult) -> matplotlib Figure or None (imports matplotlib lazily)
+    # A MetgStudy whose sweeps run after the grid, in the same study campaign (scaling: METG vs
+    # cores beside the weak/strong times); StudyResult.metg holds their analyses.
+    metg: object | None = None
     kind: str = field(default="grid", init=False)  # vs "metg" (studies/metg_preset.py)
 
 

@@ -24,6 +24,7 @@ class StudyResult:
     runs: list[dict]
     unavailable: dict[str, str] = field(default_factory=dict)  # system -> why it did not run
     no_breakdown: dict[str, str] = field(default_factory=dict)  # system -> why it ran without one
+    metg: object | None = None  # the MetgStudyResult of the study's METG sweeps, if it has some (scaling)
 
     @property
     def name(self) -> str:
@@ -62,11 +63,12 @@ def load(store, name: str):
     """A study campaign's result: a StudyResult, or a MetgStudyResult for a METG study."""
     campaign = store.campaign(name)
     params = campaign["params"]
-    if "sweeps" in params:
-        from taskbench.studies import metg_results
+    from taskbench.studies import metg_results
+    if "grid" not in params:
         return metg_results.load(store, name)
     return StudyResult(campaign, [PlannedRun.from_dict(d) for d in params["grid"]], store.runs(name),
-                       dict(params.get("unavailable") or {}), dict(params.get("no_breakdown") or {}))
+                       dict(params.get("unavailable") or {}), dict(params.get("no_breakdown") or {}),
+                       metg_results.load(store, name) if "sweeps" in params else None)
 
 
 def cell(run: dict | None) -> str | None:

@@ -10,6 +10,14 @@ up to the cores available. Weak: one column per core (width = cores), so the wor
 constant and ideal is a flat time. Strong: width = the cores available at every core count, so
 the total work is constant and ideal is time ~ 1/cores. Serial (one core by construction) is
 left out. Efficiency: weak t(1)/t(c), strong t(1)/(c x t(c)).
+
+Then METG vs cores (the paper's Fig. 9a, METG of stencil vs nodes, over one node's cores): a
+METG sweep per core count C (studies/metg_preset.py), stencil_1d, width = C, every run on C
+cores (C MPI ranks, or C threads). Each sweep is a campaign of its own, so the peak its
+efficiencies use comes from C-core runs only (measure/peak.py: its own runs or stored
+`taskbench peak` runs at C cores), and it records the no-runtime floor of its graph at C workers
+(measure/placement.floor, bench/exchange_floor.cc), drawn and tabled beside the systems. One
+worker exchanges nothing: there is no floor at C = 1.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import provenance, units
+from taskbench.studies.metg_preset import MetgStudy, Sweep
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
@@ -61,6 +70,104 @@ def grid(systems: list[str], quick: bool, reps: int, available: int | None = Non
             for rep in range(reps) for point in points for system in systems]
 
 
+def metg_sweeps(quick: bool, cores: int) -> list[Sweep]:
+    """A stencil_1d sweep per core count C: width C (a column per core), every run on C cores."""
+    return [Sweep(c, f"cores{c}", {"pattern": "stencil_1d", "width": c, "cores": c}) for c in core_counts(cores)]
+
+
+METG = MetgStudy(
+    name="scaling", title="METG(50%) vs cores, stencil_1d, width = cores", figure_number="Fig. 9a",
+    paper=f"{TASK_BENCH}, Fig. 9a: METG of stencil vs nodes, here vs the cores of one node",
+    parameter="cores", default_systems=lambda registry: list(SYSTEMS), sweeps=metg_sweeps)
+
+METG_LABEL = "METG(50%)"
+FLOOR = "no-runtime floor"
+
+
+def floor_at(result: StudyResult, label: str) -> dict | None:
+    """The no-runtime floor a C-core sweep recorded (placement.floor), or None."""
+    for analysis in result.metg.analyses.get(label, []) if result.metg else []:
+        found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+        if found:
+            return found
+    return None
+
+
+def metg_points(result: StudyResult) -> dict[str, list[tuple[int, float]]]:
+    """(cores, METG seconds) per system where its C-core sweep found one: the figure's lines."""
+    if result.metg is None:
+        return {}
+    from taskbench.studies.metg_results import series
+    return {system: [(c, m.seconds) for c, m in series(result.metg, system)] for system in result.systems}
+
+
+def floor_points(result: StudyResult) -> list[tuple[int, float]]:
+    """(cores, the floor's METG(50%) lower bound) at each core count that recorded one."""
+    if result.metg is None:
+        return []
+    found = [(c, floor_at(result, label)) for c, label in result.metg.values()]
+    return [(c, f["metg_lower_bound_seconds"]) for c, f in found if f]
+
+
+def times_floor(seconds: float, found: dict | None) -> str:
+    """A METG as a multiple of the floor's METG(50%), "" without a floor."""
+    return f"{seconds / found['metg_lower_bound_seconds']:.1f}x" if found else ""
+
+
+def _floor_cell(result: StudyResult, cores: int, label: str) -> str:
+    found = floor_at(result, label)
+    if found:
+        return units.seconds(found["metg_lower_bound_seconds"])
+    return "— (one worker exchanges nothing)" if cores == 1 else "not recorded"
+
+
+def metg_rows(result: StudyResult, counts: list[int], blank: int) -> list[list]:
+    """METG(50%) per system per core count, with METG / floor, then the floor's own row."""
+    if result.metg is None:
+        return []
+    labels = dict(result.metg.values())
+    rows = []
+    for system in result.systems:
+        cells = []
+        for c in counts:
+            m = result.metg.cell(system, labels[c]) if c in labels else None
+            if m is None or m.seconds is None:
+                cells.append(m.why_not if m else "not planned")
+                continue
+            ratio = times_floor(m.seconds, floor_at(result, labels[c]))
+            ratio = f" ({ratio} floor)" if ratio else ""
+            cells.append(units.seconds(m.seconds) + ratio + (" (unreliable)" if m.unreliable else ""))
+        rows.append([METG_LABEL, "", system, *cells] + [""] * blank)
+    floor = [_floor_cell(result, c, labels[c]) if c in labels else "not planned" for c in counts]
+    return rows + [[METG_LABEL, "", FLOOR, *floor] + [""] * blank]
+
+
+def metg_findings(result: StudyResult) -> list[str]:
+    """Per core count: each system's METG as a multiple of the floor, and where its 100% came from."""
+    if result.metg is None:
+        return []
+    lines = []
+    for c, label in result.metg.values():
+        found = floor_at(result, label)
+        parts = []
+        for system in result.systems:
+            m = result.metg.cell(system, label)
+            if m.seconds is not None:
+                ratio = times_floor(m.seconds, found)
+                ratio = f", {ratio} the floor" if ratio else ""
+                parts.append(f"{system} {units.seconds(m.seconds)}{ratio}")
+        if found:
+            floor = (f"floor {units.seconds(found['metg_lower_bound_seconds'])} ({found['workers']} pinned "
+                     f"threads, {found['no_runtime_row_ns']:.0f} ns per row)")
+        else:
+            floor = "no floor (one worker exchanges nothing)" if c == 1 else "floor not recorded"
+        lines.append(f"METG(50%) on {units.count(c, 'core')}: {'; '.join(parts) or 'none measured'}; {floor}")
+        for analysis in result.metg.analyses.get(label, []):
+            if c in analysis.peaks.describe():
+                lines.append(f"100% on {units.count(c, 'core')} ({analysis.name}): {analysis.peaks.source(c)}")
+    return lines
+
+
 def efficiency(mode: str, cores: int, one: dict | None, run: dict | None) -> float | None:
     if cell(one) or cell(run):
         return None
@@ -75,7 +182,7 @@ def _axis(result: StudyResult) -> tuple[list[int], list[int]]:
 
 def table(result: StudyResult) -> tuple[list[str], list[list]]:
     iterations, counts = _axis(result)
-    columns = (["mode", "-iter", "system"] + [f"time on {units.count(c, 'core')}" for c in counts]
+    columns = (["measure", "-iter", "system"] + [f"on {units.count(c, 'core')}" for c in counts]
                + [f"efficiency on {c}" for c in counts[1:]])
     rows = []
     for mode in MODES:
@@ -89,13 +196,13 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
                 times = [cell(best[c]) or units.seconds(best[c]["elapsed_seconds"]) for c in counts]
                 effs = [efficiency(mode, c, best[counts[0]], best[c]) for c in counts[1:]]
                 rows.append([mode, it, system, *times, *[f"{e:.0%}" if e is not None else "—" for e in effs]])
-    return columns, rows
+    return columns, rows + metg_rows(result, counts, len(counts) - 1)
 
 
 def findings(result: StudyResult) -> list[str]:
     iterations, counts = _axis(result)
     if len(counts) < 2:
-        return ["one core available: nothing to scale over"]
+        return ["one core available: nothing to scale over"] + metg_findings(result)
     lines = []
     top = counts[-1]
     for mode in MODES:
@@ -110,18 +217,18 @@ def findings(result: StudyResult) -> list[str]:
             if all(e is not None for e in effs):
                 text = ", ".join(f"{e:.0%} at -iter {it}" for it, e in zip(iterations, effs))
                 lines.append(f"{mode} scaling to {top} cores, {system}: {text}")
-    return lines
+    return lines + metg_findings(result)
 
 
 def figure(result: StudyResult):
     from taskbench.studies import figures
-    return figures.scaling(result, MODES, _axis(result))
+    return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result))
 
 
 STUDY = Study(
     name="scaling",
-    title="Weak and strong scaling over the cores available (paper Fig. 4, 5)",
+    title="Weak and strong scaling, and METG(50%) vs cores, over the cores available (paper Fig. 4, 5, 9a)",
     paper=f"{TASK_BENCH}, Figs. 4 and 5: scaling holds while the task granularity stays above METG "
-          "(Fig. 14)",
+          "(Fig. 14); Fig. 9a: METG of stencil vs nodes",
     systems=SYSTEMS, reps=5, quick_reps=3, breakdown=False,
-    grid=grid, table=table, findings=findings, figure=figure)
+    grid=grid, table=table, findings=findings, figure=figure, metg=METG)
