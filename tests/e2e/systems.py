@@ -1,6 +1,7 @@
 """Finds the built systems from the registry (systems/*/system.toml) and runs them."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -55,9 +56,9 @@ STANDALONE_LAUNCHERS = ("local", "dask")
 def local_systems() -> list[System]:
     """Systems run as one local command (MPI systems have their own tests), but for those whose
     every run starts an engine for seconds (SLOW_TO_START): their own files test every pattern
-    in one run."""
+    in one run; and GPU systems, which run the GPU kernels only (test_gpu_systems.py)."""
     return [s for s in registry() if s.entry.get("launcher", "local") in STANDALONE_LAUNCHERS
-            and s.name not in SLOW_TO_START]
+            and s.name not in SLOW_TO_START and s.entry.get("processor", "cpu") != "gpu"]
 
 
 def built_systems() -> list[str]:
@@ -80,7 +81,18 @@ def unavailable(system: System) -> str | None:
         return f"{system.name} is not built in {BUILD} (see `taskbench systems` for why)"
     if missing := missing_modules(system):
         return f"{system.name} needs the Python module(s) {', '.join(missing)} (scripts/install-deps.sh)"
+    if system.entry.get("processor") == "gpu" and (problem := gpu_problem(str(system.binary))):
+        return f"{system.name}: {problem}"
     return None
+
+
+@functools.cache
+def gpu_problem(binary: str) -> str | None:
+    """Why a GPU system's binary cannot run here (its own one line, e.g. no usable CUDA device),
+    or None: it runs one task."""
+    got = subprocess.run([binary, "-steps", "1", "-width", "1"], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    return None if got.returncode == 0 else (got.stderr.strip() or f"exit status {got.returncode}")
 
 
 def sanitizer_skip(system: System) -> str | None:
@@ -116,6 +128,12 @@ LARGE_ENGINES = ("spark", "tensorflow", "legate")  # legate: Legion's runtime st
 # parsl and parsl_threads import Parsl (about 2 s) and start its executor for each run: 7 and
 # 3 minutes of the shared matrix; test_parsl.py covers the same cases in a few runs.
 SLOW_TO_START = (*LARGE_ENGINES, "dask_distributed", "parsl", "parsl_threads")
+
+
+def graph(pattern: str, steps: int = 9, width: int = 7, extra: tuple = ()) -> list[str]:
+    """One graph's flags, with the pattern's parameters set so that each pattern is exercised."""
+    return ["-steps", str(steps), "-width", str(width), "-type", pattern, "-radix", "3", "-period", "2",
+            "-fraction", "0.5", *extra]
 
 
 def serial_totals(args: list[str]) -> list[str]:

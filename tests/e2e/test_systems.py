@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from systems import PATTERNS, System, local_systems, run, totals, unavailable
+from systems import PATTERNS, System, graph, local_systems, run, totals, unavailable
 
 SYSTEMS = local_systems()
 SERIAL = next(s for s in SYSTEMS if s.name == "serial")
@@ -15,11 +15,6 @@ SERIAL = next(s for s in SYSTEMS if s.name == "serial")
 def require_built(system: System):
     if reason := unavailable(system):
         pytest.skip(reason)
-
-
-def graph(pattern: str, steps: int = 9, width: int = 7, extra: tuple = ()) -> list[str]:
-    return ["-steps", str(steps), "-width", str(width), "-type", pattern, "-radix", "3", "-period", "2",
-            "-fraction", "0.5", *extra]
 
 
 CASES = {

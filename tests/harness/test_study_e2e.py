@@ -84,7 +84,8 @@ def test_study_usage_errors(cli):
     assert code == 2 and "unknown study 'nope'" in err
     code, out, _ = cli("-q", "study", "--list")
     assert code == 0 and [r[0] for r in _rows(out)] == ["imbalance", "discovery", "systems", "dependencies",
-                                                         "patterns", "graphs", "communication", "scaling"]
+                                                         "patterns", "graphs", "communication", "scaling",
+                                                         "gpu_offload"]
     sizes = {r[0]: r[3] for r in _rows(out)}
     assert sizes["dependencies"].startswith("6 / 6 METG sweeps") and sizes["communication"].startswith("7 / 3 ")
     assert sizes["scaling"].endswith(" runs")

@@ -11,7 +11,7 @@ from taskbench.studies.preset import PlannedRun
 
 def test_registry_of_presets():
     assert list(studies.PRESETS) == ["imbalance", "discovery", "systems", "dependencies", "patterns", "graphs",
-                                     "communication", "scaling"]
+                                     "communication", "scaling", "gpu_offload"]
     assert studies.get("imbalance") is imbalance.STUDY
     with pytest.raises(UserError, match=r"unknown study 'nope' \(known: imbalance, discovery, systems"):
         studies.get("nope")

@@ -5,6 +5,9 @@ of N, at every core count asked for (`--cores`, default 1 and all): serial for o
 first available all-cores default system with C threads for C cores. The peak at C cores is
 measured with C cores busy at once, never scaled from fewer (measure/peak.py says why). METG
 efficiencies are computed against these stored runs and the campaign's own best at C cores.
+
+`--gpu`: the GPU's peak at W task slots for each W of `--widths` (docs/gpu.md): the cuda system
+running W independent one-warp tasks at once, each long enough that launches vanish.
 """
 
 from __future__ import annotations
@@ -12,10 +15,18 @@ from __future__ import annotations
 import statistics
 
 from taskbench import provenance, units
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, UserError
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
+from taskbench.registry import gpu
+
+CPU_STEPS, CPU_ITER_FACTOR = 100, 4  # x the METG sweep's start -iter
+# The GPU's peak: `cuda`, W one-warp tasks per step. compute_bound -iter 1<<22 (64x the sweep's
+# start) is 128 x 2^22 = 5.4e8 FLOPs a task; one warp's two dependent FMA chains per lane run at
+# ~30 GFLOP/s on an H100 (a DFMA's latency, not the SM's FP64 rate, bounds them), so a task is
+# ~18 ms and 20 steps ~0.35 s: a launch's few µs, overlapped with the running step, vanish.
+GPU_SYSTEM, GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "cuda", "16,64", 20, 64
 
 
 def add_parser(subparsers, common):
@@ -24,9 +35,14 @@ def add_parser(subparsers, common):
     p.add_argument("--systems", help="comma-separated systems (default: serial for 1 core, an all-cores default "
                    "system for more)")
     p.add_argument("--cores", help="comma-separated core counts to measure (default: 1 and every available core)")
+    p.add_argument("--gpu", action="store_true",
+                   help=f"the GPU's peak at each of --widths task slots (the {GPU_SYSTEM} system; docs/gpu.md)")
+    p.add_argument("--widths", help=f"with --gpu: comma-separated widths = task slots, e.g. the GPU campaigns' "
+                   f"widths (default {GPU_WIDTHS})")
     p.add_argument("--reps", type=int, default=5, help="runs per system; the best counts (5)")
-    p.add_argument("--iter", type=int, help="kernel iterations (default: 4x the METG sweep's start)")
-    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--iter", type=int, help=f"kernel iterations (default: {CPU_ITER_FACTOR}x the METG sweep's "
+                   f"start; --gpu {GPU_ITER_FACTOR}x)")
+    p.add_argument("--steps", type=int, help=f"timesteps (default {CPU_STEPS}; --gpu {GPU_STEPS})")
     p.add_argument("--timeout", type=float, default=300.0)
     return p
 
@@ -48,6 +64,10 @@ def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[obje
     """(system, cores) pairs: every count on the systems that can run it."""
     if names:
         systems = [registry.require_available(n.strip()) for n in names.split(",") if n.strip()]
+        on_gpu = [s.name for s in systems if s.processor == "gpu"]
+        if on_gpu:
+            raise UserError(f"--systems {names}: {', '.join(on_gpu)} run on the GPU, whose peak is "
+                            "`taskbench peak --gpu --widths ...`")
         plan = [(s, c) for c in counts for s in systems if s.cores in ("all", c)]
         if not plan:
             raise UserError(f"--systems {names} runs none of --cores {','.join(map(str, counts))} "
@@ -68,14 +88,54 @@ def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[obje
     return plan
 
 
+def widths(text: str) -> list[int]:
+    try:
+        counts = sorted({int(w) for w in text.split(",") if w.strip()})
+    except ValueError:
+        counts = []
+    if not counts or counts[0] < 1:
+        raise UserError(f"--widths {text}: expected comma-separated positive widths, e.g. {GPU_WIDTHS}")
+    return counts
+
+
+def gpu_peak_plan(registry, args) -> list[tuple[object, int]]:
+    """(cuda, W) for each width: a clear error, before anything is stored, where no GPU can be used."""
+    for flag, value in (("--cores", args.cores), ("--systems", args.systems)):
+        if value:
+            raise UserError(f"{flag} is for a CPU peak: `taskbench peak --gpu` runs {GPU_SYSTEM} at each "
+                            "of --widths task slots", EXIT_USAGE)
+    counts = widths(args.widths or GPU_WIDTHS)
+    reason = gpu.cuda_device_problem()
+    if reason:
+        raise UserError(f"peak --gpu: {reason}", EXIT_ENVIRONMENT)
+    system = registry.require_available(GPU_SYSTEM)
+    return [(system, w) for w in counts]
+
+
+def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str]:
+    """One peak run: independent tasks (no dependencies), `width` of them at once."""
+    flags = ["-steps", str(steps), "-width", str(width), "-type", "trivial", "-kernel", kernel,
+             "-iter", str(iterations)]
+    scratch = kernel_info(kernel).scratch
+    return flags + (["-scratch", str(scratch)] if scratch else [])
+
+
 def main(args, ctx) -> int:
     info = kernel_info(args.kernel)
-    plan = peak_plan(ctx.registry, args.systems, core_counts(args.cores))
-    iterations = args.iter or info.start_iter * 4
+    if args.gpu:
+        plan = gpu_peak_plan(ctx.registry, args)
+        steps, factor = GPU_STEPS, GPU_ITER_FACTOR
+    elif args.widths:
+        raise UserError("--widths is for --gpu (a CPU peak's counts are --cores)", EXIT_USAGE)
+    else:
+        plan = peak_plan(ctx.registry, args.systems, core_counts(args.cores))
+        steps, factor = CPU_STEPS, CPU_ITER_FACTOR
+    steps = args.steps if args.steps is not None else steps
+    iterations = args.iter or info.start_iter * factor
     store = ctx.store
-    name = campaign.new_name(store, "peak", args.kernel)
+    name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
     campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in plan}),
-                                          "cores": [c for _, c in plan], "iter": iterations, "steps": args.steps,
+                                          "cores": [c for _, c in plan], "iter": iterations, "steps": steps,
                                           "reps": args.reps}, ctx.git_revision)
     stats = campaign.ExecutionStats()
     results = {(s.name, c): [] for s, c in plan}
@@ -83,10 +143,7 @@ def main(args, ctx) -> int:
         bar.add(args.reps * len(plan))
         for rep in range(args.reps):
             for system, cores in plan:  # interleaved, like the sweeps
-                flags = ["-steps", str(args.steps), "-width", str(cores), "-type", "trivial",
-                         "-kernel", args.kernel, "-iter", str(iterations)]
-                if info.scratch:
-                    flags += ["-scratch", str(info.scratch)]
+                flags = peak_flags(args.kernel, cores, steps, iterations)
                 threads = cores if system.cores == "all" and system.threads_flag else None
                 run = campaign.execute_one(store, system, flags, campaign=name,
                                            key=f"{system.name}/cores={cores}/rep={rep}", rep=rep,
@@ -109,6 +166,10 @@ def main(args, ctx) -> int:
                      units.rate(best / core_count, unit(args.kernel)),
                      units.rate(statistics.median(values), unit(args.kernel)),
                      f"{len(ok)}/{len(runs)} ok"])
-    ctx.console.table(f"peak {args.kernel} on {provenance.machine()['cpu_model']} (campaign {name})",
-                      ["system", "cores", "best", "best per core", "median", "runs"], rows)
+    if args.gpu:  # the cores of a GPU run are its task slots (docs/gpu.md)
+        title, count, per = f"GPU peak {args.kernel} (campaign {name})", "GPU slots", "best per slot"
+    else:
+        title, count, per = f"peak {args.kernel} on {provenance.machine()['cpu_model']} (campaign {name})", \
+            "cores", "best per core"
+    ctx.console.table(title, ["system", count, "best", per, "median", "runs"], rows)
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK

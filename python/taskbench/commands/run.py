@@ -127,7 +127,7 @@ def show(ctx, run: dict, name: str) -> None:
                  ["cores (ranks x threads)", f"{run.get('cores')} ({run.get('ranks')} x {run.get('threads_per_rank')})"],
                  ["task granularity", units.seconds(run.get("granularity_seconds"))]]
         if kernel in KERNELS:
-            peak = load_peaks(ctx.store, kernel, run["machine_id"]).peak(run.get("cores"))
+            peak = load_peaks(ctx.store, kernel, run["machine_id"]).peak_for(run["system"], run.get("cores"))
             value = throughput(run, kernel)
             if peak and value is not None:
                 rows.append(["efficiency", f"{units.percent(value / peak)} of the stored peak "

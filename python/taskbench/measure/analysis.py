@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from taskbench import units
 from taskbench.launch import MPI_LAUNCHERS
 from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
@@ -43,10 +44,15 @@ class SystemCurve:
     dependencies_per_task: float | None = None
     own_peak: OwnPeak | None = None  # an external system measured against its own best
     layout: str | None = None  # "ranks x threads" of an MPI system's runs
+    processor: str = "cpu"  # "gpu": cores are task slots on the GPU (docs/gpu.md)
 
     @property
     def cores_text(self) -> str:
-        return f"{self.cores} ({self.layout})" if self.layout and self.cores is not None else str(self.cores)
+        """"16", "16 (4 x 4)" (MPI: ranks x threads); a GPU system's "16 GPU slots (4 x 4)"."""
+        if self.cores is None:
+            return str(self.cores)
+        count = units.count(self.cores, "GPU slot") if self.processor == "gpu" else str(self.cores)
+        return f"{count} ({self.layout})" if self.layout else count
 
 
 @dataclass
@@ -83,7 +89,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         system_runs = by_system.get(system, [])
         ok = [r for r in system_runs if r["status"] == "ok"]
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
-        curve = SystemCurve(system, cores, peaks.peak_for(system, cores))
+        curve = SystemCurve(system, cores, peaks.peak_for(system, cores), processor=peaks.processor_of(system))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
         if ok and ok[0].get("launcher") in MPI_LAUNCHERS:
             curve.layout = f"{ok[0].get('ranks') or 1} x {ok[0].get('threads_per_rank') or 1}"

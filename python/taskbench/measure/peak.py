@@ -7,6 +7,11 @@ runs faster than each of C busy cores (turbo, a shared power budget, SMT sibling
 66 GFLOP/s per core on a 16-core Xeon), and a per-core rate times C would cap every C-core
 system below 100%. Comparing a run with the peak of the cores it uses keeps a 1-core system
 (serial) from being capped at 1/C efficiency on a C-core machine.
+
+Peaks are kept per processor: a GPU system's cores are task slots on the GPU (docs/gpu.md), and
+its 100% at W slots is the GPU's peak at W slots (`taskbench peak --gpu`), never a CPU peak at
+W cores, nor the other way round. A run's processor is its system's registry entry's ("cpu" for
+a system no longer in the registry, and for --external commands).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench.measure.kernels import kernel_info, peak_kernel, throughput
+from taskbench.registry import entry_processors
+from taskbench.registry.locations import find_layout
 
 
 # An external system whose best throughput is this many times below the machine's peak runs
@@ -46,22 +53,34 @@ class Best:
         return f"{what} ({run.get('system')} -iter {run.get('iter')})"
 
 
+def registry_processors() -> dict[str, str]:
+    """{system: "cpu" | "gpu"} of this checkout's (or installation's) registry entries."""
+    return entry_processors(find_layout().systems_dir)
+
+
 class PeakTable:
-    def __init__(self, kernel: str, stored_runs: list[dict] = (), own_family=()):
+    """The best throughput per (processor, cores): stored peak runs and the campaign's own runs."""
+
+    def __init__(self, kernel: str, stored_runs: list[dict] = (), own_family=(),
+                 processors: dict[str, str] | None = None):
         self.kernel = kernel
-        self.stored: dict[int, Best] = {}
+        self.processors = dict(registry_processors() if processors is None else processors)
+        self.stored: dict[tuple[str, int], Best] = {}
         for run in stored_runs:
             self._offer(self.stored, run)
-        self.observed: dict[int, Best] = {}
+        self.observed: dict[tuple[str, int], Best] = {}
         # External systems (their own kernel family) and their best throughput per core count.
         self.own_family = set(own_family)
-        self.own_best: dict[str, dict[int, Best]] = {name: {} for name in self.own_family}
+        self.own_best: dict[str, dict[tuple[str, int], Best]] = {name: {} for name in self.own_family}
 
-    def _offer(self, table: dict[int, Best], run: dict) -> None:
+    def processor_of(self, system: str | None) -> str:
+        return self.processors.get(system, "cpu")
+
+    def _offer(self, table: dict[tuple[str, int], Best], run: dict) -> None:
         value = throughput(run, self.kernel)
-        cores = run.get("cores") or 1
-        if run.get("status") == "ok" and value and (cores not in table or value > table[cores].value):
-            table[cores] = Best(value, run)
+        key = (self.processor_of(run.get("system")), run.get("cores") or 1)
+        if run.get("status") == "ok" and value and (key not in table or value > table[key].value):
+            table[key] = Best(value, run)
 
     def observe(self, run: dict) -> None:
         """A campaign run: its throughput may set the peak for its core count (and, for an
@@ -73,8 +92,9 @@ class PeakTable:
     def own_peak(self, system: str, cores: int | None) -> OwnPeak | None:
         """The external system's own best, when the machine's peak is far above it."""
         cores = cores or 1
-        own = self.own_best.get(system, {}).get(cores)
-        machine = self.peak(cores)
+        processor = self.processor_of(system)
+        own = self.own_best.get(system, {}).get((processor, cores))
+        machine = self.peak(cores, processor)
         if own and machine and machine > OWN_KERNEL_FACTOR * own.value:
             return OwnPeak(system, cores, own.value, machine)
         return None
@@ -82,32 +102,33 @@ class PeakTable:
     def peak_for(self, system: str, cores: int | None) -> float | None:
         """What a run of `system` with `cores` cores is measured against (its 100%)."""
         own = self.own_peak(system, cores)
-        return own.own if own is not None else self.peak(cores)
+        return own.own if own is not None else self.peak(cores, self.processor_of(system))
 
-    def _best(self, cores: int | None) -> tuple[Best | None, bool]:
-        """The run defining the peak at `cores`, and whether it is a stored peak run."""
-        cores = cores or 1
-        stored, observed = self.stored.get(cores), self.observed.get(cores)
+    def _best(self, cores: int | None, processor: str) -> tuple[Best | None, bool]:
+        """The run defining the peak at `cores` of `processor`, and whether it is a stored peak run."""
+        key = (processor, cores or 1)
+        stored, observed = self.stored.get(key), self.observed.get(key)
         if stored and (not observed or stored.value >= observed.value):
             return stored, True
         return observed, False
 
-    def peak(self, cores: int | None) -> float | None:
-        best, _ = self._best(cores)
+    def peak(self, cores: int | None, processor: str = "cpu") -> float | None:
+        best, _ = self._best(cores, processor)
         return best.value if best else None
 
-    def source(self, cores: int | None) -> str:
-        """Which run defined the peak at `cores`, in words."""
-        best, stored = self._best(cores)
+    def source(self, cores: int | None, processor: str = "cpu") -> str:
+        """Which run defined the peak at `cores` (GPU: task slots), in words."""
+        best, stored = self._best(cores, processor)
         return best.describe(stored) if best else "nothing measured with as many cores"
 
-    def describe(self) -> dict[int, dict]:
+    def describe(self, processor: str = "cpu") -> dict[int, dict]:
+        """{cores: the peak and its source} of one processor's peaks."""
         out = {}
-        for cores in sorted(set(self.stored) | set(self.observed)):
-            stored, observed = self.stored.get(cores), self.observed.get(cores)
-            out[cores] = {"stored": stored.value if stored else None,
-                          "observed": observed.value if observed else None,
-                          "peak": self.peak(cores), "source": self.source(cores)}
+        for key in sorted(k for k in set(self.stored) | set(self.observed) if k[0] == processor):
+            stored, observed = self.stored.get(key), self.observed.get(key)
+            out[key[1]] = {"stored": stored.value if stored else None,
+                           "observed": observed.value if observed else None,
+                           "peak": self.peak(key[1], processor), "source": self.source(key[1], processor)}
         return out
 
 

@@ -97,17 +97,19 @@ def throughput_vs_size(analysis) -> Figure | None:
             continue
         values = [curve.throughput[it] for it in its]
         _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
-              [max(v) for v in values], curve.system, f"{curve.system} ({units.count(curve.cores, 'core')})")
+              [max(v) for v in values], curve.system,
+              f"{curve.system} ({curve.cores_text if curve.processor == 'gpu' else units.count(curve.cores, 'core')})")
         drawn = True
     if not drawn:
         return None
     ax.set_xscale("log", base=2)
     log_axis(ax, "y", unit(p.kernel), unit(p.kernel))
-    for cores, info in analysis.peaks.describe().items():
-        if info["peak"]:
-            ax.axhline(info["peak"], color="grey", linestyle=":", linewidth=0.8)
-            ax.annotate(f"peak, {units.count(cores, 'core')}", (ax.get_xlim()[0], info["peak"]), fontsize=7,
-                        color=NOTE_GREY, va="bottom")
+    for processor, slot in (("cpu", "core"), ("gpu", "GPU slot")):  # docs/gpu.md: peaks per processor
+        for cores, info in analysis.peaks.describe(processor).items():
+            if info["peak"]:
+                ax.axhline(info["peak"], color="grey", linestyle=":", linewidth=0.8)
+                ax.annotate(f"peak, {units.count(cores, slot)}", (ax.get_xlim()[0], info["peak"]), fontsize=7,
+                            color=NOTE_GREY, va="bottom")
     ax.set_xlabel("problem size (kernel iterations per task, log scale)")
     ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {units.count(p.steps, 'step')} x {p.width})\n"
                  f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)

@@ -6,6 +6,7 @@ was off and why, its binary is missing, its launcher is not installed).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -17,14 +18,15 @@ else:  # pragma: no cover - Python 3.10
 
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.launch import why_not_here
+from taskbench.registry import gpu
 from taskbench.registry.breakdown import parse_breakdown
 from taskbench.registry.external import resolve_external
 from taskbench.registry.install_hint import install_hint
 from taskbench.registry.locations import Layout
 from taskbench.registry.python_modules import interpreter_of, missing_modules
-from taskbench.registry.system import System
+from taskbench.registry.system import PROCESSORS, System
 
-__all__ = ["Registry", "System", "read_registry_file", "resolve"]
+__all__ = ["Registry", "System", "entry_processors", "read_registry_file", "resolve"]
 
 _KNOWN_KEYS = {f for f in System.__dataclass_fields__} - {"folder", "extra", "available",
                                                             "reason", "binary_path", "note"}
@@ -42,6 +44,9 @@ def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
         raise UserError(f"{source}: system '{entry['name']}': 'args' must be a list of strings",
                         EXIT_ENVIRONMENT)
     known["args"] = [str(a) for a in args]
+    if known.get("processor", "cpu") not in PROCESSORS:
+        raise UserError(f"{source}: system '{entry['name']}': 'processor' must be "
+                        f"{' or '.join(map(repr, PROCESSORS))}, not {known['processor']!r}", EXIT_ENVIRONMENT)
     if known.get("external"):
         if known.get("launcher", "external") != "external":
             raise UserError(f"{source}: system '{entry['name']}': an external system has no launcher "
@@ -80,6 +85,8 @@ def _binary_reason(system: System, layout: Layout) -> str:
 
 def _why_not_here(system: System, layout: Layout) -> str:
     reason = why_not_here(system)  # the launcher's own check
+    if not reason and system.processor == "gpu":
+        reason = gpu.cuda_device_problem()
     if reason:
         return reason
     if system.requires and system.binary_path is not None:
@@ -113,6 +120,18 @@ def resolve(system: System, layout: Layout) -> System:
     comp = layout.build_info.get("components", {}).get(system.component) if system.component else None
     system.note = (comp or {}).get("note", "")
     return system
+
+
+@functools.lru_cache(maxsize=None)
+def entry_processors(systems_dir: Path | None) -> dict[str, str]:
+    """Each registry entry's processor by name, from the files alone (nothing resolved, nothing
+    probed): what a stored run of that system ran on, for keying its peak (measure/peak.py)."""
+    found: dict[str, str] = {}
+    if systems_dir is not None and systems_dir.is_dir():
+        for path in sorted(systems_dir.glob("*/system.toml")):
+            for system in read_registry_file(path):
+                found.setdefault(system.name, system.processor)  # the first entry wins, as in Registry
+    return found
 
 
 class Registry:

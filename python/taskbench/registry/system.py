@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+PROCESSORS = ("cpu", "gpu")
+
 
 @dataclass
 class System:
@@ -33,6 +35,9 @@ class System:
     # Another suite's port (taskbench.registry.external): `command` run with the flags, `cores` counted.
     external: bool = False
     command: str = ""
+    # What a task runs on: "cpu", or "gpu" (cores are task slots on the GPU, its peak the GPU's at
+    # as many slots, available only where a CUDA device can be used: docs/gpu.md).
+    processor: str = "cpu"
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False

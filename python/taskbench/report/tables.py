@@ -53,8 +53,11 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
 
 def notes_below_table(analysis) -> list[str]:
     """Which run defined each 100% and the campaign's no-runtime floor: read with the table."""
-    lines = [f"peak with {units.count(cores, 'core')}: {units.rate(info['peak'], unit(analysis.params.kernel))}, "
-             f"from the {info['source']}" for cores, info in analysis.peaks.describe().items()]
+    rate = unit(analysis.params.kernel)
+    # A GPU's peaks count task slots (docs/gpu.md), after the CPU's.
+    lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
+             for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
+             for count, info in analysis.peaks.describe(processor).items()]
     return lines + [line for line in [floor_line(analysis)] if line]
 
 
@@ -63,9 +66,13 @@ def floor_line(analysis) -> str | None:
     found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
     if not found:
         return None
+    # The floor is pinned CPU threads exchanging rows: a bound for CPU systems only.
+    cpu_curves = {name: curve for name, curve in analysis.curves.items() if curve.processor == "cpu"}
+    if analysis.curves and not cpu_curves:
+        return None
     bound = found["metg_lower_bound_seconds"]
     # A one-core system exchanges nothing: the floor is not its bound.
-    ratios = [f"{name} {curve.summary.median / bound:.1f}x" for name, curve in analysis.curves.items()
+    ratios = [f"{name} {curve.summary.median / bound:.1f}x" for name, curve in cpu_curves.items()
               if curve.summary is not None and curve.summary.median is not None and (curve.cores or 1) > 1]
     return (f"no-runtime floor: METG(50%) {units.seconds(bound)} at width {found['width']} "
             f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row)"

@@ -10,12 +10,12 @@ and one entry in PRESETS below.
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.studies import discovery, imbalance, scaling, taskbench_paper
+from taskbench.studies import discovery, gpu_offload, imbalance, scaling, taskbench_paper
 from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import Study
 
 PRESETS: dict[str, Study | MetgStudy] = {
-    s.name: s for s in (imbalance.STUDY, discovery.STUDY, *taskbench_paper.STUDIES, scaling.STUDY)}
+    s.name: s for s in (imbalance.STUDY, discovery.STUDY, *taskbench_paper.STUDIES, scaling.STUDY, gpu_offload.STUDY)}
 
 
 def get(name: str) -> Study | MetgStudy:

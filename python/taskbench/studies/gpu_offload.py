@@ -1,0 +1,212 @@
+"""Study `gpu_offload`: FLOP/s against problem size on the GPU and on the CPU's cores.
+
+Paper: ../shared/papers/task-bench-sc20.txt, Fig. 13 (GPU FLOP/s vs normalized problem size,
+stencil, one node) and section V-H: MPI+CUDA offloads with data copied to and from the GPU every
+step; w1 runs 1 rank per GPU, w4 4 ranks sharing it (higher FLOP/s, but it drops faster at small
+sizes: 4x the kernel launches). GPUs need more work per task to reach their FLOP/s: at small
+sizes the copies and launches dominate and the CPU (MPI) does better.
+
+Here: stencil_1d, compute_bound, -iter over a geometric range, for mpi_p2p on all the cores
+(a rank per core), mpi_cuda (w1) and mpi_cuda_w4 at their registry ranks, cuda_graph and cuda;
+every system gets the same graph, width = the cores available (16 on the 16-core GPU machine).
+The same -iter is the same FLOPs for every system, so the normalized size is -iter over the
+largest -iter of the grid. FLOP/s per run is the stored report's (flops / elapsed).
+
+Shape (full): 1000 steps, -iter 2^4 .. 2^20 (17 sizes, doubling: enough points to place each
+line's 50% size), best of 3. On the 2-core VM mpi_p2p alone took 1 min 21 s (51 runs, 8 retries);
+with the GPU systems on the 16-core GPU machine a few minutes (estimated, not measured). Quick:
+100 steps, -iter 2^4, 2^8, 2^12, 2^16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from taskbench import provenance, units
+from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.results import StudyResult, cell
+from taskbench.studies.taskbench_paper import TASK_BENCH
+
+REFERENCE = "mpi_p2p"  # the CPU line of Fig. 13 every GPU system's best is compared with
+GPU_SYSTEMS = ("mpi_cuda", "mpi_cuda_w4", "cuda_graph", "cuda")
+SYSTEMS = (REFERENCE, *GPU_SYSTEMS)
+# GPU entries run at the ranks their registry entry fixes (the paper's ranks per GPU: w1 1, w4 4),
+# not a rank per core: a planned run's cores would override them.
+REGISTRY_RANKS = (*GPU_SYSTEMS, "mpi_cuda_resident")
+HALF = 0.5  # the share of its own best FLOP/s a system's "reaches" size is measured at
+UNIT = "FLOP/s"
+
+
+@dataclass(frozen=True)
+class Shape:
+    steps: int
+    iterations: tuple[int, ...]
+
+
+FULL = Shape(steps=1000, iterations=tuple(1 << k for k in range(4, 21)))
+QUICK = Shape(steps=100, iterations=(1 << 4, 1 << 8, 1 << 12, 1 << 16))
+
+
+def flags(shape: Shape, width: int, iterations: int) -> list[str]:
+    return ["-steps", str(shape.steps), "-width", str(width), "-type", "stencil_1d", "-kernel", "compute_bound",
+            "-iter", str(iterations)]
+
+
+def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[PlannedRun]:
+    shape = QUICK if quick else FULL
+    width = available or provenance.available_cores()
+    return [PlannedRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
+                       None if system in REGISTRY_RANKS else width)
+            for rep in range(reps) for it in shape.iterations for system in systems]
+
+
+def _iterations(result: StudyResult) -> list[int]:
+    return sorted({p["iter"] for p in result.points()})
+
+
+def flops_per_second(run: dict | None) -> float | None:
+    if cell(run) or run.get("flops_per_second") is None:
+        return None
+    return float(run["flops_per_second"])
+
+
+@dataclass(frozen=True)
+class Point:
+    iterations: int
+    normalized: float  # -iter / the grid's largest -iter
+    run: dict | None  # the fastest repetition, or the failure that explains the missing figure
+    flops_per_second: float | None
+
+
+def curve(result: StudyResult, system: str) -> list[Point]:
+    """The system's points in -iter order, each its fastest repetition's FLOP/s."""
+    iterations = _iterations(result)
+    points = []
+    for it in iterations:
+        run = result.best(system, {"iter": it})
+        points.append(Point(it, it / iterations[-1], run, flops_per_second(run)))
+    return points
+
+
+def best(points: list[Point]) -> Point | None:
+    measured = [p for p in points if p.flops_per_second is not None]
+    return max(measured, key=lambda p: p.flops_per_second) if measured else None
+
+
+def reaches_half(points: list[Point]) -> Point | None:
+    """The smallest size whose FLOP/s is at least half the system's own best, or None."""
+    top = best(points)
+    if top is None:
+        return None
+    return next(p for p in points if p.flops_per_second is not None
+                and p.flops_per_second >= HALF * top.flops_per_second)
+
+
+def _norm(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def table(result: StudyResult) -> tuple[list[str], list[list]]:
+    columns = ["system", "-iter", "normalized size", UNIT, "of its best", f"vs {REFERENCE}"]
+    reference = {p.iterations: p.flops_per_second for p in curve(result, REFERENCE)}
+    rows = []
+    for system in result.systems:
+        if system in result.unavailable:
+            rows.append([system, "", "", f"not available: {result.unavailable[system]}", "", ""])
+            continue
+        points = curve(result, system)
+        top = best(points)
+        for p in points:
+            if p.flops_per_second is None:
+                rows.append([system, p.iterations, _norm(p.normalized), cell(p.run) or "no FLOP/s in the report",
+                             "", ""])
+                continue
+            cpu = reference.get(p.iterations)
+            rows.append([system, p.iterations, _norm(p.normalized), units.rate(p.flops_per_second, UNIT),
+                         units.percent(p.flops_per_second / top.flops_per_second),
+                         f"{p.flops_per_second / cpu:.2f}x" if cpu else "—"])
+    return columns, rows
+
+
+def _why_no_figure(points: list[Point]) -> str:
+    return next((cell(p.run) for p in points if p.run is not None and cell(p.run)), "not run yet")
+
+
+def findings(result: StudyResult) -> list[str]:
+    """Per system: its best FLOP/s, the smallest normalized size reaching half of it, and, for the
+    GPU systems, their best against mpi_p2p's (the paper: GPUs peak higher but need more work)."""
+    lines = []
+    reference_best = best(curve(result, REFERENCE))
+    # The reference first: the GPU lines compare with it.
+    for system in sorted(result.systems, key=lambda s: s != REFERENCE):
+        if system in result.unavailable:
+            lines.append(f"{system}: not available here, no figures: {result.unavailable[system]}")
+            continue
+        points = curve(result, system)
+        top, half = best(points), reaches_half(points)
+        if top is None:
+            lines.append(f"{system}: no {UNIT} figure at any size ({_why_no_figure(points)})")
+            continue
+        text = (f"{system}: best {units.rate(top.flops_per_second, UNIT)} at -iter {top.iterations}; "
+                f"{HALF:.0%} of it from normalized size {_norm(half.normalized)} (-iter {half.iterations})")
+        if system != REFERENCE:
+            if reference_best is not None:
+                text += (f"; its best is {top.flops_per_second / reference_best.flops_per_second:.2f}x "
+                         f"{REFERENCE}'s ({units.rate(reference_best.flops_per_second, UNIT)})")
+            else:
+                text += f"; no {REFERENCE} figure to compare with"
+        lines.append(text)
+    return lines + _w4_vs_w1(result)
+
+
+def _w4_vs_w1(result: StudyResult) -> list[str]:
+    """The paper's w4 claim, checked: a higher best than w1, reached only at larger sizes."""
+    w1, w4 = curve(result, "mpi_cuda"), curve(result, "mpi_cuda_w4")
+    if best(w1) is None or best(w4) is None:
+        return []
+    ratio = best(w4).flops_per_second / best(w1).flops_per_second
+    return [f"mpi_cuda_w4 (4 ranks per GPU) vs mpi_cuda (1): best {ratio:.2f}x; {HALF:.0%} of its own best "
+            f"from normalized size {_norm(reaches_half(w4).normalized)} against {_norm(reaches_half(w1).normalized)} "
+            "(the paper: w4 peaks higher and drops faster at small sizes)"]
+
+
+def figure(result: StudyResult):
+    """Fig. 13: FLOP/s vs normalized problem size, a line per system; the systems without a
+    figure are named under the title."""
+    import textwrap
+
+    from taskbench.plots import legend_below, log_axis, new_figure, style
+    from taskbench.plots.colors import color_for
+    fig = new_figure(6.4, 4.4)
+    ax = fig.add_subplot()
+    missing: dict[str, list[str]] = {}
+    for i, system in enumerate(result.systems):
+        if system in result.unavailable:
+            missing.setdefault("not available here", []).append(system)
+            continue
+        points = [p for p in curve(result, system) if p.flops_per_second is not None]
+        if not points:
+            missing.setdefault("no run succeeded", []).append(system)
+            continue
+        ax.plot([p.normalized for p in points], [p.flops_per_second for p in points], label=system,
+                color=color_for(system), **style(i))
+    if not ax.get_lines():
+        return None
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("normalized problem size (-iter / largest -iter)")
+    log_axis(ax, "y", UNIT, UNIT)
+    notes = [textwrap.fill(f"not drawn, {why}: {', '.join(names)}", 80) for why, names in missing.items()]
+    ax.set_title("\n".join([f"Fig. 13: {UNIT} vs normalized problem size, stencil_1d", result.name, *notes]),
+                 fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_below(fig, [ax])
+    return fig
+
+
+STUDY = Study(
+    name="gpu_offload",
+    title="FLOP/s vs normalized problem size: MPI on the cores, MPI+CUDA and CUDA on the GPU (paper Fig. 13)",
+    paper=f"{TASK_BENCH}, Fig. 13: GPUs peak higher than the CPU but need larger problems; MPI+CUDA w4 "
+          "peaks above w1 and drops faster at small sizes",
+    systems=SYSTEMS, reps=3, quick_reps=1, breakdown=False,
+    grid=grid, table=table, findings=findings, figure=figure)

@@ -1,0 +1,13 @@
+// Between the CUDA runtime stand-in and its task kernel (task_kernel_standin.cc).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+
+namespace taskbench::gpu_standin {
+
+// Queues a task on the stream, as a kernel launch does.
+void launch(cudaStream_t stream, std::function<void()> task);
+
+}  // namespace taskbench::gpu_standin
