@@ -74,6 +74,10 @@ std::string build_line;  // note_build's, printed after the report
 std::string require_device(const App& app) {
   for (const TaskGraph& g : app.graphs())
     if (const std::string problem = unsupported(g); !problem.empty()) fail_line(kUsageExitCode, problem);
+  // Streams share the device's hardware work queues, 8 by default: a stream per column of a
+  // wider graph would serialize behind unrelated columns. 32 is CUDA's most; read when the
+  // context is created, so before any other CUDA call (a user's own setting wins).
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess)
