@@ -12,7 +12,6 @@ every machine with the CUDA component has; and on the real binaries where a CUDA
 """
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import signal
@@ -20,7 +19,7 @@ import subprocess
 
 import pytest
 
-from systems import BIN, BUILD, PATTERNS, graph, serial_totals, totals
+from systems import BIN, BUILD, PATTERNS, gpu_problem, graph, serial_totals, totals
 from test_systems import CASES as SHARED_CASES
 
 # Open MPI refuses to run as root without these; harmless otherwise.
@@ -34,15 +33,10 @@ GPU_KERNELS = "empty, busy_wait, compute_bound, compute_bound2, memory_bound, me
 WHERE = [pytest.param(STANDIN, id="standin"), pytest.param(BIN, id="gpu", marks=pytest.mark.gpu)]
 
 
-@functools.cache
 def device_problem() -> str | None:
     """None where a CUDA device can run tasks, else the one line the systems print."""
     path = BIN / "cuda"
-    if not path.exists():
-        return "cuda is not built"
-    got = subprocess.run([str(path), "-steps", "1", "-width", "1"], capture_output=True, text=True,
-                         env=ENV, timeout=TIMEOUT)
-    return None if got.returncode == 0 else got.stderr.strip()
+    return gpu_problem(str(path)) if path.exists() else "cuda is not built"
 
 
 def ready(where):
