@@ -59,7 +59,7 @@ void relax() { __builtin_ia32_pause(); }
 
 void push_to_shared_cache(const void* line) {
 #ifdef __CLDEMOTE__
-  _cldemote(line);  // as native does: the reader is on another core
+  _cldemote(const_cast<void*>(line));  // as native does: the reader is on another core
 #else
   (void)line;
 #endif
