@@ -89,7 +89,8 @@ large_engines() {
       -k "spark or tensorflow or realm or legion or legate" &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_fault_matrix.py -q \
       -k "realm or legion or legate" &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_listening_sockets.py -q -k spark
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_listening_sockets.py -q -k spark &&
+    .venv/bin/python -m pytest tests/install/test_library_paths.py -q  # the Legion family's binaries too
 }
 stage "large engines: Spark, TensorFlow, Legion and Realm (install, end-to-end, release)" large_engines
 

@@ -31,6 +31,9 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+sys.path.insert(0, str(Path(__file__).parent))
+from library_paths import elf_files, unsafe_files  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 # What would point the installed command at the checkout's build or sources instead.
 LEAKS = ("PYTHONPATH", "TASKBENCH_BUILD_DIR", "TASKBENCH_SYSTEMS_DIR", "TASKBENCH_CORE_DIR", "TASKBENCH_DB",
@@ -111,6 +114,9 @@ def test_a_fresh_clone_installs_with_pip_and_finds_its_build(tmp_path, capsys):
         step("pip install . (wheel build from scratch)", [*pip, "."], clone, timeout=1800)
         (build,) = (clone / "build-pip").iterdir()
         _check_install(taskbench, clone, build, empty, "wheel")
+        # The wheel's executables and extension search no relative library path (test_library_paths).
+        (package,) = venv.glob("lib/python*/site-packages/taskbench")
+        assert len(elf_files(package)) > 10 and unsafe_files(package) == {}
         step("pip install -e . (same build folder)", [*pip, "-e", "."], clone, timeout=1800)
         where = step("import", [venv / "bin" / "python", "-c", "import taskbench; print(taskbench.__file__)"], empty)
         assert Path(where.strip()).is_relative_to(clone / "python"), where
