@@ -3,7 +3,8 @@
 // orders only what its edges say, so besides the task's inputs (read-after-write) it must wait
 // for:
 //  - the readers of the output it overwrites (write-after-read): the consumers of the last task
-//    of its column that wrote the same field;
+//    of its column that wrote the same field; where that output had none (trivial, the edges of
+//    dom and tree), that task itself (write-after-write: else the older write may land last);
 //  - the previous task of its column when the kernel uses scratch (both use the buffer).
 // A timestep-per-barrier system gets these for free; here they are edges.
 #pragma once
@@ -35,7 +36,11 @@ class Predecessors {
     const long n = g_.task_dependencies(t, i, intervals_.data());
     add(t - 1, n);
     long& writer = last_writer_[t % 2][static_cast<size_t>(i)];
-    if (writer >= 0) add(writer + 1, g_.task_successors(writer, i, intervals_.data()));
+    if (writer >= 0) {
+      const long readers = g_.task_successors(writer, i, intervals_.data());
+      if (readers > 0) add(writer + 1, readers);
+      else out_.emplace_back(writer, i);
+    }
     writer = t;
     long& previous = last_row_[static_cast<size_t>(i)];
     if (g_.scratch_bytes() > 0 && previous >= 0) out_.emplace_back(previous, i);

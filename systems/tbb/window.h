@@ -15,7 +15,9 @@
 // Within the window the edges are those of predecessors.h on full rows: the inputs, the readers
 // of the output field a task overwrites (the consumers of (k-2, i), in row k-1, also when k-2 is
 // in the previous replay: its readers in row 0 are this replay's) and, with scratch, the
-// column's previous task: all of them in row k-1.
+// column's previous task: all of them in row k-1. Where the output of (k-2, i) has no reader in
+// the window (trivial), nothing would order the field's two writes: the column is then chained,
+// (k-2, i) -> (k-1, i) -> (k, i), as it is where (k-1, i)'s output has none (see chained).
 #pragma once
 
 #include <oneapi/tbb/flow_graph.h>
@@ -62,7 +64,7 @@ class WindowNodes {
         before.clear();
         if (k >= 1) add(before, intervals, g.dependencies(g.dependence_set(k), i, intervals.data()));
         if (k >= 1) add(before, intervals, g.reverse_dependencies(g.dependence_set(k - 1), i, intervals.data()));
-        if (k >= 1 && g.scratch_bytes() > 0) before.push_back(i);
+        if (k >= 1 && chained(g, intervals, k, i)) before.push_back(i);
         std::sort(before.begin(), before.end());
         before.erase(std::unique(before.begin(), before.end()), before.end());
         if (before.empty()) oneapi::tbb::flow::make_edge(start, *nodes_.back());
@@ -73,6 +75,17 @@ class WindowNodes {
   long size() const { return static_cast<long>(nodes_.size()); }
 
  private:
+  // Whether node (k, i), k >= 1, waits for (k-1, i): for the scratch they share, or to order the
+  // writes of a field whose output no node of the next row reads: (k-1, i)'s (then (k+1, i)
+  // follows it through (k, i)) or (k-2, i)'s, which (k, i) overwrites (in the window: k >= 2).
+  static bool chained(const taskbench::TaskGraph& g, std::vector<taskbench::Interval>& intervals, long k, long i) {
+    auto unread = [&](long row) {  // no node of row + 1 reads (row, i)
+      const long n = g.reverse_dependencies(g.dependence_set(row + 1), i, intervals.data());
+      return taskbench::count_points(intervals.data(), n) == 0;
+    };
+    return g.scratch_bytes() > 0 || unread(k - 1) || (k >= 2 && unread(k - 2));
+  }
+
   static void add(std::vector<long>& columns, const std::vector<taskbench::Interval>& intervals, long n) {
     for (long d = 0; d < n; ++d)
       for (long j = intervals[d].start; j <= intervals[d].end; ++j) columns.push_back(j);

@@ -9,8 +9,11 @@
 //! A task waits for more than its inputs, since the buffers are reused (two output fields per
 //! column, one scratch buffer per column; see buffers.rs): task (t, i) overwrites the field that
 //! (t-2, i) wrote, so it also waits for that task's readers (its successors, in row t-1), and,
-//! with scratch, for (t-1, i). All of these are in row t-1, and the columns of dom and tree
-//! keep their tasks in consecutive rows, so "the task exists" is all the clipping needed.
+//! with scratch, for (t-1, i). Where (t-2, i)'s output has no reader (trivial; the edges of dom
+//! and tree), nothing would order the two writes of that field: the column is then chained,
+//! (t-2, i) -> (t-1, i) -> (t, i) (see `column_chained`), so the later write lands last. All of
+//! these are in row t-1, and the columns of dom and tree keep their tasks in consecutive rows, so
+//! "the task exists" is all the clipping needed.
 //! The successor side lists exactly the same edges, seen from the other end.
 
 use std::cell::RefCell;
@@ -41,6 +44,21 @@ fn contains(g: TaskGraph, t: i64, i: i64) -> bool {
     unsafe { core_api::task_graph_contains_point(g, t as _, i as _) }
 }
 
+fn no_readers(g: TaskGraph, t: i64, i: i64, intervals: &mut [Interval]) -> bool {
+    // SAFETY: intervals holds the core's bound for this graph.
+    unsafe { core_api::task_graph_task_successors_into(g, t as _, i as _, intervals.as_mut_ptr()) == 0 }
+}
+
+/// Whether (t, i) waits for (t-1, i): for the scratch they share, or to order the writes of a
+/// field whose output no task reads: (t-1, i)'s (so that (t+1, i) comes after it, through
+/// (t, i)) or (t-2, i)'s (which (t, i) overwrites).
+fn column_chained(g: TaskGraph, t: i64, i: i64, intervals: &mut [Interval]) -> bool {
+    contains(g, t - 1, i)
+        && (g.scratch_bytes_per_task > 0
+            || no_readers(g, t - 1, i, intervals)
+            || (contains(g, t - 2, i) && no_readers(g, t - 2, i, intervals)))
+}
+
 /// The distinct columns of row t-1 (before = true) or t+1 that task (t, i) has an edge with,
 /// sorted, into `columns`.
 fn neighbours(g: TaskGraph, t: i64, i: i64, before: bool, intervals: &mut Vec<Interval>, columns: &mut Vec<i64>) {
@@ -54,23 +72,23 @@ fn neighbours(g: TaskGraph, t: i64, i: i64, before: bool, intervals: &mut Vec<In
             }
         }
         if before {
-            // inputs; readers of (t-2, i), whose field (t, i) overwrites; the column's scratch
+            // inputs; readers of (t-2, i), whose field (t, i) overwrites; the column chain
             let n = core_api::task_graph_task_dependencies_into(g, t as _, i as _, intervals.as_mut_ptr());
             add(n as i64, intervals, columns, &|_| true);
             if contains(g, t - 2, i) {
                 let n = core_api::task_graph_task_successors_into(g, (t - 2) as _, i as _, intervals.as_mut_ptr());
                 add(n as i64, intervals, columns, &|_| true);
             }
-            if g.scratch_bytes_per_task > 0 && contains(g, t - 1, i) {
+            if column_chained(g, t, i, intervals) {
                 columns.push(i);
             }
         } else {
-            // consumers; the writers of row t+1 whose fields (t, i)'s inputs were; the scratch
+            // consumers; the writers of row t+1 whose fields (t, i)'s inputs were; the column chain
             let n = core_api::task_graph_task_successors_into(g, t as _, i as _, intervals.as_mut_ptr());
             add(n as i64, intervals, columns, &|_| true);
             let n = core_api::task_graph_task_dependencies_into(g, t as _, i as _, intervals.as_mut_ptr());
             add(n as i64, intervals, columns, &|j| contains(g, t + 1, j));
-            if g.scratch_bytes_per_task > 0 && contains(g, t + 1, i) {
+            if contains(g, t + 1, i) && column_chained(g, t + 1, i, intervals) {
                 columns.push(i);
             }
         }
