@@ -1,5 +1,6 @@
 // Core overhead per task: ns per dependencies + reverse_dependencies query, and per validated
-// execute_point with the empty kernel, for several patterns. Best of N; prints figures.
+// execute_point with the empty kernel, for several patterns; and the end-of-run check of a run's
+// last row (check_unread_output, after the timed region), per run. Best of N; prints figures.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -56,6 +57,21 @@ double ns_per_execute(const taskbench::TaskGraph& g, int reps) {
   return best;
 }
 
+// The whole end-of-run check of one run (every output of the last row), after a run.
+double ns_per_last_row_check(const taskbench::TaskGraph& g, int reps) {
+  taskbench::PointBuffers buffers(g);
+  const long steps = g.timesteps();
+  for (long t = 0; t < steps; ++t)
+    for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) buffers.run(t, i);
+  double best = 1e9;
+  for (int r = 0; r < reps; ++r) {
+    const double start = taskbench::wall_time();
+    buffers.check_last_row();
+    best = std::min(best, (taskbench::wall_time() - start) * 1e9);
+  }
+  return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,10 +88,16 @@ int main(int argc, char** argv) {
                {"random_nearest r=3", make(RANDOM_NEAREST, 64, 3)},  {"random_nearest r=9", make(RANDOM_NEAREST, 64, 9)},
                {"random_spread r=5 w=64", make(RANDOM_SPREAD, 64, 5)},
                {"all_to_all w=16", make(ALL_TO_ALL, 16, 3)}};
-  std::printf("%-22s %22s %26s\n", "pattern", "ns per query", "execute_point empty (ns)");
+  std::printf("%-22s %22s %26s %28s\n", "pattern", "ns per query", "execute_point empty (ns)",
+              "end-of-run check (ns/run)");
   for (const Case& c : cases) {
     taskbench::TaskGraph g(c.g);
-    std::printf("%-22s %22.1f %26.1f\n", c.name, ns_per_query(g, 5), ns_per_execute(g, 5));
+    std::printf("%-22s %22.1f %26.1f %28.1f\n", c.name, ns_per_query(g, 5), ns_per_execute(g, 5),
+                ns_per_last_row_check(g, 5));
   }
+  task_graph_t large = make(STENCIL_1D, 2, 3);
+  large.output_bytes_per_task = 1 << 20;
+  std::printf("%-22s %22s %26s %28.1f\n", "stencil_1d w=2 1 MiB", "", "",
+              ns_per_last_row_check(taskbench::TaskGraph(large), 5));
   return 0;
 }

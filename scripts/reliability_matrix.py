@@ -70,17 +70,17 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         "",
         "Each fault is the core's `TASKBENCH_FAULT` switch (`core/src/fault.h`), so it fires inside "
         "the system's own data path: the worker thread or MPI rank that runs the task. Each case is "
-        f"one `taskbench run` of `{' '.join(faults.GRAPH_FLAGS)}` (MPI systems: "
+        "one `taskbench run` of the fault's graphs (below; MPI systems: "
         f"`--ranks {faults.MPI_RANKS}`), judged on what the harness stored (status and reason, verbatim below) and on "
         "/proc: no process of the run may be alive when `taskbench run` returns. The faults, their "
         "injection and their verdicts are `python/taskbench/faults.py`, which "
         "`tests/harness/test_fault_matrix.py` runs too.",
         "",
-        "| fault | `TASKBENCH_FAULT` | what it does | caught when the harness stored |",
-        "|---|---|---|---|",
+        "| fault | graphs | `TASKBENCH_FAULT` | what it does | caught when the harness stored |",
+        "|---|---|---|---|---|",
     ]
     for f in faults.FAULTS:
-        out.append(f"| {f.name} | `{f.spec}` | {f.what} | {f.expected} |")
+        out.append(f"| {f.name} | `{' '.join(f.graph_flags)}` | `{f.spec}` | {f.what} | {f.expected} |")
     out += ["", "| system | " + " | ".join(f.name for f in faults.FAULTS) + " |",
             "|---|" + "---|" * len(faults.FAULTS)]
     for system, verdicts in rows:

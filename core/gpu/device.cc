@@ -1,9 +1,11 @@
 // The host side of the core's GPU tasks: devices, buffers, launches, the end-of-run checks.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "../src/fault.h"
 #include "../src/thread_state.h"
@@ -178,7 +180,8 @@ long long TaskLauncher::executed() const {
   return static_cast<long long>(n);
 }
 
-void fault_before_rows(long graph, long first_row, long end_row, long first_column, long end_column) {
+void before_rows(long graph, long first_row, long end_row, long first_column, long end_column) {
+  if (failure_seen()) check_failure_record();
   const Fault& fault = run_switches.fault;
   if (fault.kind == FaultKind::kKill && fault.graph == graph && fault.t >= first_row && fault.t < end_row &&
       fault.i >= first_column && fault.i < end_column)
@@ -188,6 +191,19 @@ void fault_before_rows(long graph, long first_row, long end_row, long first_colu
 void synchronize() {
   check(cudaDeviceSynchronize(), "running the tasks");
   check_failure_record();
+}
+
+void check_last_row(const TaskGraph& g, const DeviceBuffers& buffers, long first_column, long end_column) {
+  synchronize();
+  const long t = g.timesteps() - 1;
+  const long first = std::max(first_column, g.offset(t)), end = std::min(end_column, g.offset(t) + g.width(t));
+  if (first >= end) return;
+  // The row's slots are contiguous: one copy.
+  std::vector<char> host(static_cast<size_t>(end - first) * buffers.stride());
+  check(cudaMemcpy(host.data(), buffers.output(t, first), host.size(), cudaMemcpyDeviceToHost),
+        "copying the last timestep's outputs");
+  for (long i = first; i < end; ++i)
+    g.check_unread_output(t, i, host.data() + (i - first) * buffers.stride(), g.output_bytes());
 }
 
 std::vector<long long> executed_per_graph(const App& app, const std::vector<const TaskLauncher*>& launchers) {

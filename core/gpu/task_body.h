@@ -139,14 +139,17 @@ TB_HD inline double run_kernel(const GraphDesc& g, long t, long i, char* scratch
   return 0;
 }
 
-// One task, as lane `lane` of Lanes runs it: every input's identity and bytes checked (a failure
-// goes to warp.fail and the task stops, all lanes alike), the kernel, the identity written, the
-// TASKBENCH_FAULT corruption, the count. `Warp` is what differs between the GPU (shuffles,
-// atomics: task_kernel.cu) and a host that runs one lane (tests/gpu_standin): min and sum over the
-// lanes, sync, fail, hang, keep (a result made observable) and count.
+// One task, as lane `lane` of Lanes runs it: nothing once a failure is on record (the run stops
+// at its first failed check: the tasks already queued end at once), else every input's identity
+// and bytes checked (a failure goes to warp.fail and the task stops, all lanes alike), the
+// kernel, the identity written, the TASKBENCH_FAULT corruption, the count. `Warp` is what differs
+// between the GPU (shuffles, atomics: task_kernel.cu) and a host that runs one lane
+// (tests/gpu_standin): stopped (the same answer in every lane), min and sum over the lanes, sync,
+// fail, hang, keep (a result made observable) and count.
 template <int Lanes, class Warp, class In>
 TB_HD inline void run_task(const GraphDesc& g, long t, long i, const In* inputs, long n_inputs, char* output,
                            char* scratch, int lane, Warp& warp) {
+  if (warp.stopped()) return;
   for (long k = 0; k < n_inputs; ++k) {
     const long* identity = reinterpret_cast<const long*>(inputs[k].data);
     const long found_t = identity[0], found_i = identity[1];

@@ -10,12 +10,20 @@ constexpr int kWarp = 32;
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 __device__ Failure g_failure;  // the run's first failed check
-__device__ double g_sink;      // keeps kernel results observable
+__device__ int* g_failure_seen;  // host-mapped: set with g_failure, polled by the host (device.cc)
+__device__ double g_sink;        // keeps kernel results observable
+int* failure_seen_on_host = nullptr;  // the same word, as the host reads it
 
 // What run_task needs of a warp, on the GPU.
 struct DeviceWarp {
   unsigned long long* executed;
 
+  __device__ bool stopped() const {
+    // Lane 0 reads, all lanes get its answer: lanes that disagreed would split the warp's
+    // shuffles below.
+    const int failed = threadIdx.x == 0 ? *static_cast<volatile int*>(&g_failure.failed) : 0;
+    return __shfl_sync(kAllLanes, failed, 0) != 0;
+  }
   __device__ long min(long v) const {
     for (int offset = kWarp / 2; offset > 0; offset /= 2) v = ::min(v, __shfl_xor_sync(kAllLanes, v, offset));
     return v;
@@ -30,6 +38,10 @@ struct DeviceWarp {
     if (atomicCAS(&g_failure.failed, 0, 1) != 0) return;  // a failure is on record already
     g_failure = Failure{1, what, g.graph, t, i, input, want_point, found_t, found_i, byte};
     __threadfence();
+    if (g_failure_seen != nullptr) {
+      *static_cast<volatile int*>(g_failure_seen) = 1;
+      __threadfence_system();
+    }
   }
   __device__ void hang() const {
     for (;;) __nanosleep(1000000);
@@ -90,7 +102,22 @@ cudaError_t load_kernels() {
                              cudaFuncGetAttributes(&attributes, task_kernel<256>),
                              cudaFuncGetAttributes(&attributes, task_kernel<kMaxInputs>)})
     if (status != cudaSuccess) return status;
+  // The word the host polls while it issues (failure_seen): pinned, mapped into the device.
+  if (failure_seen_on_host != nullptr) return cudaSuccess;
+  void* word = nullptr;
+  if (cudaError_t status = cudaHostAlloc(&word, sizeof(int), cudaHostAllocMapped); status != cudaSuccess)
+    return status;
+  *static_cast<volatile int*>(word) = 0;
+  void* on_device = nullptr;
+  if (cudaError_t status = cudaHostGetDevicePointer(&on_device, word, 0); status != cudaSuccess) return status;
+  if (cudaError_t status = cudaMemcpyToSymbol(g_failure_seen, &on_device, sizeof on_device); status != cudaSuccess)
+    return status;
+  failure_seen_on_host = static_cast<int*>(word);
   return cudaSuccess;
+}
+
+bool failure_seen() {
+  return failure_seen_on_host != nullptr && *static_cast<volatile int*>(failure_seen_on_host) != 0;
 }
 
 cudaError_t read_failure(Failure* failure) {

@@ -28,5 +28,8 @@ struct TaskArgs : TaskCommon {
 cudaError_t launch_task(cudaStream_t stream, const TaskCommon& common, const Input* inputs, long n);
 cudaError_t read_failure(Failure* failure);
 cudaError_t load_kernels();
+// Whether a task has recorded a failure, without waiting for the device (a host-mapped word the
+// failing task sets; the stand-in's queued work runs at synchronization, so there only then).
+bool failure_seen();
 
 }  // namespace taskbench::gpu

@@ -169,6 +169,14 @@ long long App::local_executed(long graph_index) const {
   return total;
 }
 
+long long App::local_last_row_checked(long graph_index) const {
+  long long total = 0;
+  for_each_thread_state([&](ThreadState& s) {
+    if (graph_index < static_cast<long>(s.last_row_checked.size())) total += s.last_row_checked[graph_index];
+  });
+  return total;
+}
+
 void App::display() const {
   if (impl_->rank != 0) return;
   std::printf("Running Task Benchmark\n");
@@ -188,6 +196,13 @@ void App::report(double elapsed_seconds) const {
 }
 
 void App::report(double elapsed_seconds, const std::vector<long long>& executed) const {
+  std::vector<long long> checked;
+  for (const TaskGraph& g : impl_->graphs) checked.push_back(local_last_row_checked(g.index()));
+  report(elapsed_seconds, executed, checked);
+}
+
+void App::report(double elapsed_seconds, const std::vector<long long>& executed,
+                 const std::vector<long long>& last_row_checked) const {
   const Totals totals = compute_totals(impl_->graphs, impl_->config.nodes);
   if (!impl_->config.trace_path.empty()) {
     std::string path = impl_->config.trace_path, error;
@@ -204,6 +219,17 @@ void App::report(double elapsed_seconds, const std::vector<long long>& executed)
       std::fflush(stderr);
       _exit(kValidationExitCode);
     }
+    const TaskGraph& g = impl_->graphs[k];
+    const long long checked = k < last_row_checked.size() ? last_row_checked[k] : 0;
+    const long last_row = g.width(g.timesteps() - 1);
+    if (impl_->options.checks_last_row && checked != last_row) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "taskbench: validation failed: graph %zu: %lld outputs of its last timestep "
+                   "were checked at the end of the run, expected each of its %ld once "
+                   "(TaskGraph::check_unread_output, docs/spec.md §3)\n", k, checked, last_row);
+      std::fflush(stderr);
+      _exit(kValidationExitCode);
+    }
   }
   // Tools loaded through OMP_TOOL_LIBRARIES (e.g. the OMPT breakdown) add their members here:
   // looked up once, now, so a run without a tool pays nothing per task.
@@ -211,7 +237,8 @@ void App::report(double elapsed_seconds, const std::vector<long long>& executed)
   const std::string tool_lines = merge_tool_reports(&system_report);
   const ReportInput in{&impl_->options, &impl_->graphs, &impl_->command, &totals, elapsed_seconds,
                        impl_->config.nodes, impl_->ranks, impl_->threads_per_rank,
-                       !impl_->config.skip_graph_validation, &system_report};
+                       !impl_->config.skip_graph_validation, impl_->options.checks_last_row,
+                       &system_report};
   print_summary(in);
   if (!tool_lines.empty()) {
     std::fputs(tool_lines.c_str(), stdout);

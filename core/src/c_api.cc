@@ -44,6 +44,7 @@ task_graph_t task_graph_list_task_graph(task_graph_list_t l, long index) { retur
 
 app_t app_create(int argc, char** argv) {
   AppOptions options;
+  options.checks_last_row = false;  // the original API has no call to hand them over
   if (argc > 0) {
     const char* slash = std::strrchr(argv[0], '/');
     options.system = slash ? slash + 1 : argv[0];

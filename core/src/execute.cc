@@ -71,6 +71,11 @@ void task_graph_execute_point_scratch(task_graph_t g, long t, long i, char* outp
   if (run_switches.tracing) st.trace.push_back({g.graph_index, t, i, start, taskbench_wall_time()});
 }
 
+void task_graph_check_unread_output(task_graph_t g, long t, long i, const char* output,
+                                    size_t output_bytes) {
+  check_unread_output(g, t, i, output, output_bytes);
+}
+
 void task_graph_execute_point_scratch_auto(task_graph_t g, long t, long i, char* output,
                                            size_t output_bytes, const char** inputs,
                                            const size_t* input_bytes, size_t n_inputs,

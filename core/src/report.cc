@@ -132,6 +132,7 @@ std::string report_json(const ReportInput& in) {
       .end_object();
   j.key("validation").begin_object()
       .field("task_inputs", "checked")
+      .field("last_timestep_outputs", in.last_row_checked ? "checked" : "unchecked")
       .field("every_task_once", true)
       .field("graph_check", in.graph_checked ? "passed" : "skipped")
       .end_object();

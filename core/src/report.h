@@ -20,6 +20,7 @@ struct ReportInput {
   double elapsed_seconds;
   long nodes, ranks, threads_per_rank;
   bool graph_checked;
+  bool last_row_checked;  // every output of each graph's last timestep (App::report)
   const std::vector<std::pair<std::string, std::string>>* system_report;
 };
 

@@ -53,6 +53,7 @@ void for_each_thread_state(const std::function<void(ThreadState&)>& visit) {
 void reset_thread_states() {
   for_each_thread_state([](ThreadState& s) {
     s.executed.assign(s.executed.size(), 0);
+    s.last_row_checked.assign(s.last_row_checked.size(), 0);
     s.trace.clear();
   });
 }

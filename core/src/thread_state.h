@@ -41,6 +41,7 @@ struct OwnLines {
 struct alignas(OwnLines<char>::kBytes) ThreadState {  // own lines too: -trace writes its headers per task
   int worker = 0;                     // order of first use: the trace's thread id
   std::vector<long long, OwnLines<long long>> executed;  // tasks run, by graph index
+  std::vector<long long> last_row_checked;  // last-timestep outputs checked, by graph index
   std::vector<TraceEvent> trace;      // filled only with -trace
   std::vector<char> scratch;          // for systems that pass no scratch buffer
   std::vector<interval_t> intervals;  // validation of patterns with many intervals

@@ -105,4 +105,30 @@ void validate_inputs(const task_graph_t& g, long t, long i, const char* const* i
                        "%zu inputs", k, k, n_inputs);
 }
 
+void check_unread_output(const task_graph_t& g, long t, long i, const char* output, size_t bytes) {
+  if (!pattern::contains(g, t, i))
+    validation_failure(g, t, i, "an output checked at the end of the run, of a task not in the graph");
+  const size_t want_bytes = g.output_bytes_per_task;
+  if (output == nullptr || bytes != want_bytes)
+    validation_failure(g, t, i, "its output, which no task reads, has %zu bytes at the end of the "
+                       "run, the graph declares %zu", output == nullptr ? size_t{0} : bytes, want_bytes);
+  const Identity found = read_identity(output);
+  if (found.t != t || found.i != i)
+    validation_failure(g, t, i, "its output, which no task reads, holds the output of (t=%lld, "
+                       "i=%lld) at the end of the run", static_cast<long long>(found.t),
+                       static_cast<long long>(found.i));
+  if (want_bytes > kIdentityBytes) {
+    const long bad = first_corrupt_byte(output, want_bytes, t, i);
+    if (bad >= 0)
+      validation_failure(g, t, i, "its output, which no task reads, is corrupt at byte %ld of %zu "
+                         "at the end of the run", bad, want_bytes);
+  }
+  if (t == g.timesteps - 1) {
+    auto& checked = this_thread_state().last_row_checked;
+    const size_t gi = static_cast<size_t>(g.graph_index);
+    if (gi >= checked.size()) checked.resize(gi + 1, 0);
+    ++checked[gi];
+  }
+}
+
 }  // namespace taskbench

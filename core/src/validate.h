@@ -19,6 +19,10 @@ void write_identity(char* output, size_t bytes, long t, long i);
 void validate_inputs(const task_graph_t& g, long t, long i, const char* const* inputs,
                      const size_t* input_bytes, size_t n_inputs);
 
+// Checks an output that no task read, handed over at the end of the run (taskbench.h), as
+// validate_inputs checks one that was read; counts it when it is of g's last timestep.
+void check_unread_output(const task_graph_t& g, long t, long i, const char* output, size_t bytes);
+
 // What a failed validation throws under run_switches.validation_throws: its one line.
 class ValidationFailure : public std::runtime_error {
  public:

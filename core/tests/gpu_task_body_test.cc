@@ -99,4 +99,50 @@ TEST(GpuTaskBody, MemoryKernelsLeaveTheScratchAsTheCpuKernelsDo) {
       }
 }
 
+// One lane on the host, with the failure record a real warp shares through device memory.
+struct RecordingLane {
+  gpu::Failure* record;
+  long executed = 0;
+  bool stopped() const { return record->failed != 0; }
+  long min(long v) const { return v; }
+  double sum(double v) const { return v; }
+  void sync() const {}
+  void fail(const gpu::GraphDesc& g, long t, long i, int what, long input, long want, long ft, long fi, long byte) {
+    if (!record->failed) *record = gpu::Failure{1, what, g.graph, t, i, input, want, ft, fi, byte};
+  }
+  void hang() const {}
+  void keep(double) const {}
+  void count() { ++executed; }
+};
+
+TEST(GpuTaskBody, TheFirstFailedCheckStopsEveryLaterTask) {
+  gpu::GraphDesc g{};
+  g.kernel = gpu::Kernel::kEmpty;
+  g.output_bytes = 32;
+  g.corrupt_t = g.corrupt_i = g.hang_t = g.hang_i = -1;
+  std::vector<char> good(32), stale(32), out(32, 0);
+  taskbench::write_identity(good.data(), 32, 0, 1);
+  taskbench::write_identity(stale.data(), 32, 0, 2);  // another producer's output
+  gpu::Failure record{};
+  RecordingLane lane{&record};
+  struct Input {  // what gpu::Input is (gpu.h needs the CUDA headers)
+    const char* data;
+    long point;
+  };
+  const Input ok[] = {{good.data(), 1}}, wrong[] = {{stale.data(), 1}};
+
+  gpu::run_task<1>(g, 1, 0, ok, 1, out.data(), nullptr, 0, lane);
+  EXPECT_EQ(lane.executed, 1);
+  gpu::run_task<1>(g, 1, 1, wrong, 1, out.data(), nullptr, 0, lane);
+  ASSERT_EQ(record.failed, 1);
+  EXPECT_EQ(record.t, 1);
+  EXPECT_EQ(record.i, 1);
+  // An independent task queued after the failure, with good inputs: it neither runs nor writes.
+  std::vector<char> untouched(32, 0x11), before = untouched;
+  gpu::run_task<1>(g, 1, 2, ok, 1, untouched.data(), nullptr, 0, lane);
+  EXPECT_EQ(untouched, before);
+  EXPECT_EQ(lane.executed, 1);
+  EXPECT_EQ(record.i, 1) << "the first failure stays the one on record";
+}
+
 }  // namespace

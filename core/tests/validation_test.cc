@@ -146,6 +146,71 @@ TEST(ValidationDeathTest, ReportRefusesARunThatSkippedATask) {
               "validation failed: graph 0 executed 3 tasks, expected 4");
 }
 
+// ---- Outputs no task reads, checked at the end of the run ----
+
+const char* kLastRowPrefix = "validation failed: graph 2, task \\(t=3, i=1\\): its output, which no task reads, ";
+
+std::vector<char> last_row_output(size_t bytes) {
+  std::vector<char> out(bytes);
+  taskbench::write_identity(out.data(), bytes, 3, 1);
+  return out;
+}
+
+TEST(UnreadOutput, AnIntactOutputPasses) {
+  Harness h(100);
+  const std::vector<char> out = last_row_output(100);
+  h.g.check_unread_output(3, 1, out.data(), out.size());
+  task_graph_check_unread_output(h.g.raw(), 3, 1, out.data(), out.size());
+}
+
+TEST(UnreadOutputDeathTest, ACorruptByteIsNamed) {
+  Harness h(4096);
+  std::vector<char> out = last_row_output(4096);
+  out[4000] ^= 1;
+  EXPECT_EXIT(h.g.check_unread_output(3, 1, out.data(), out.size()), ::testing::ExitedWithCode(3),
+              std::string(kLastRowPrefix) + "is corrupt at byte 4000 of 4096 at the end of the run");
+}
+
+TEST(UnreadOutputDeathTest, AnotherTasksOutputIsNamed) {
+  Harness h;
+  std::vector<char> out(16);
+  taskbench::write_identity(out.data(), 16, 1, 1);  // what the slot held two rows before
+  EXPECT_EXIT(h.g.check_unread_output(3, 1, out.data(), out.size()), ::testing::ExitedWithCode(3),
+              std::string(kLastRowPrefix) + "holds the output of \\(t=1, i=1\\) at the end of the run");
+}
+
+TEST(UnreadOutputDeathTest, AnOutputOfTheWrongSize) {
+  Harness h;
+  const std::vector<char> out = last_row_output(16);
+  EXPECT_EXIT(h.g.check_unread_output(3, 1, out.data(), 8), ::testing::ExitedWithCode(3),
+              std::string(kLastRowPrefix) + "has 8 bytes at the end of the run, the graph declares 16");
+}
+
+// Runs every task of a 2 x 2 no_comm graph, checks `checked` of its last row's outputs, reports.
+void run_and_check(int checked) {
+  const char* argv[] = {"test", "-steps", "2", "-width", "2", "-type", "no_comm"};
+  taskbench::App app(7, const_cast<char**>(argv));
+  const TaskGraph& g = app.graphs()[0];
+  std::vector<std::vector<char>> out(4, std::vector<char>(16));
+  size_t sixteen = 16;
+  for (long i = 0; i < 2; ++i) {
+    g.execute_point(0, i, out[i].data(), 16, nullptr, nullptr, 0, nullptr, 0);
+    const char* in[] = {out[i].data()};
+    g.execute_point(1, i, out[2 + i].data(), 16, in, &sixteen, 1, nullptr, 0);
+  }
+  for (long i = 0; i < checked; ++i) g.check_unread_output(1, i % 2, out[2 + i % 2].data(), 16);
+  app.report(1.0);
+  std::exit(0);
+}
+
+TEST(UnreadOutputDeathTest, ReportRequiresEveryLastRowOutputCheckedOnce) {
+  EXPECT_EXIT(run_and_check(1), ::testing::ExitedWithCode(3),
+              "validation failed: graph 0: 1 outputs of its last timestep were checked at the end of the "
+              "run, expected each of its 2 once");
+  EXPECT_EXIT(run_and_check(3), ::testing::ExitedWithCode(3), "3 outputs of its last timestep were checked");
+  EXPECT_EXIT(run_and_check(2), ::testing::ExitedWithCode(0), "");
+}
+
 // ---- TASKBENCH_FAULT (fault.h): the switch that makes one task misbehave on purpose ----
 
 namespace fault_switch {

@@ -50,12 +50,16 @@ void construct(taskbench::App* self, const std::vector<nb::bytes>& argv_bytes, c
                             options_of(system, flags, version));
 }
 
-void report(const taskbench::App& app, double elapsed, const std::optional<std::vector<long long>>& executed) {
+void report(const taskbench::App& app, double elapsed, const std::optional<std::vector<long long>>& executed,
+            const std::optional<std::vector<long long>>& last_row_checked) {
   std::fflush(stdout);
-  if (executed)
-    app.report(elapsed, *executed);
-  else
-    app.report(elapsed);
+  auto local = [&](auto count) {
+    std::vector<long long> counts;
+    for (const taskbench::TaskGraph& g : app.graphs()) counts.push_back((app.*count)(g.index()));
+    return counts;
+  };
+  app.report(elapsed, executed ? *executed : local(&taskbench::App::local_executed),
+             last_row_checked ? *last_row_checked : local(&taskbench::App::local_last_row_checked));
   std::fflush(stdout);  // before anything Python prints after it
 }
 
@@ -89,9 +93,11 @@ void bind_app(nb::module_& m) {
       .def("local_executed", &taskbench::App::local_executed, nb::arg("graph_index"),
            "Tasks of a graph that this process executed.")
       .def("report", &report, nb::arg("elapsed_seconds"), nb::arg("executed_per_graph") = nb::none(),
-           "Checks every task ran once (counted in this process, or the counts given, gathered "
-           "from worker processes), prints the summary, writes -json and -trace. A count that "
-           "does not match ends the process with status 3.");
+           nb::arg("last_row_checked_per_graph") = nb::none(),
+           "Checks every task ran once and every output of each graph's last timestep was checked "
+           "once (each count made in this process, or given, gathered from worker processes), "
+           "prints the summary, writes -json and -trace. A count that does not match ends the "
+           "process with status 3.");
 }
 
 }  // namespace taskbench_py

@@ -57,6 +57,12 @@ void execute(const TaskGraph& g, long t, long i, nb::handle output, nb::handle i
   }
 }
 
+void check_unread_output(const TaskGraph& g, long t, long i, nb::handle output) {
+  Borrowed out;
+  if (!out.acquire(output.ptr(), false)) throw nb::python_error();
+  g.check_unread_output(t, i, out.data(), out.size());
+}
+
 // Fields of task_graph_t, in declaration order, then the graph's -seed (which the core keeps
 // beside it, per graph_index): what a worker process needs to rebuild it.
 using GraphState = std::tuple<long, long, long, int, long, long, double, int, long, int, double,
@@ -117,6 +123,11 @@ void bind_graph(nb::module_& m) {
            "Runs task (t, i): validates the inputs (a list of buffers, in dependencies() order; "
            "a mismatch ends the process with status 3), runs the kernel with the GIL released, "
            "and writes the task's identity into output (a writable buffer of output_bytes).")
+      .def("check_unread_output", &check_unread_output, nb::arg("t"), nb::arg("i"), nb::arg("output"),
+           "Checks the output of task (t, i) that no task read (every output of the last timestep, "
+           "after the run; a buffer): a mismatch ends the process with status 3 (or raises "
+           "ValidationError in a worker set up with validation_raises). The report requires each "
+           "last-timestep output to have been checked once.")
       .def("describe", &TaskGraph::describe)
       .def("__getstate__", &state_of)
       .def("__setstate__", [](TaskGraph& g, const GraphState& s) { new (&g) TaskGraph(graph_of(s)); });
@@ -135,7 +146,9 @@ void bind_graph(nb::module_& m) {
                b.run(t, i);
              }
            },
-           nb::arg("t"), nb::arg("i"), "Runs task (t, i) on the buffers of rows t-1 and t.");
+           nb::arg("t"), nb::arg("i"), "Runs task (t, i) on the buffers of rows t-1 and t.")
+      .def("check_last_row", &taskbench::PointBuffers::check_last_row,
+           "Checks every output of the graph's last timestep (after the run).");
 }
 
 }  // namespace taskbench_py

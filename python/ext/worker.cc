@@ -37,21 +37,25 @@ void worker_setup(bool tracing, bool validation_raises) {
 
 using Event = std::tuple<long, long, long, double, double>;  // graph, t, i, start, end
 
-// What a worker process did since the last call: tasks per graph and, with -trace, their
-// events; zeroed, so the next task's note is its own. Only for a process that runs one task at
-// a time (the counts are per thread and not atomic).
-std::tuple<std::vector<long long>, std::vector<Event>> take_note(long graphs) {
-  std::vector<long long> counts(static_cast<size_t>(graphs), 0);
+// What a worker process did since the last call: tasks per graph, last-timestep outputs it
+// checked per graph and, with -trace, their events; zeroed, so the next task's note is its own.
+// Only for a process that runs one task at a time (the counts are per thread and not atomic).
+std::tuple<std::vector<long long>, std::vector<long long>, std::vector<Event>> take_note(long graphs) {
+  std::vector<long long> counts(static_cast<size_t>(graphs), 0), checked(static_cast<size_t>(graphs), 0);
   std::vector<Event> events;
   taskbench::for_each_thread_state([&](taskbench::ThreadState& s) {
     for (size_t g = 0; g < s.executed.size(); ++g) {
       if (g < counts.size()) counts[g] += s.executed[g];
       s.executed[g] = 0;
     }
+    for (size_t g = 0; g < s.last_row_checked.size(); ++g) {
+      if (g < checked.size()) checked[g] += s.last_row_checked[g];
+      s.last_row_checked[g] = 0;
+    }
     for (const taskbench::TraceEvent& e : s.trace) events.emplace_back(e.graph, e.t, e.i, e.start, e.end);
     s.trace.clear();
   });
-  return {counts, events};
+  return {counts, checked, events};
 }
 
 // The driver keeps a worker process's trace events in a thread block of their own, so the
@@ -82,7 +86,8 @@ void bind_worker(nb::module_& m) {
         "validation raises ValidationError (its line) instead of ending the process with 3.");
   m.def("tracing", [] { return taskbench::run_switches.tracing; }, "Whether this run records -trace events.");
   m.def("take_note", &take_note, nb::arg("graphs"),
-        "(tasks per graph, trace events) of this process since the last call, then zeroed.");
+        "(tasks per graph, last-timestep outputs checked per graph, trace events) of this process "
+        "since the last call, then zeroed.");
   m.def("record_trace", &record_trace, nb::arg("worker"), nb::arg("events"),
         "Adds a worker process's trace events to this process's -trace file.");
   m.def("executed_counts", &executed_counts, nb::arg("graphs"),

@@ -29,6 +29,11 @@ CORRUPTED_TASK = (1, 1)
 FAILING_TASK = (2, 3)
 FAILING_RANK = 1  # the rank owning column 3 of 4 on 2 ranks
 MPI_RANKS = 2  # whatever the machine's default (one rank per core)
+# The cases of an output that no task reads, caught by the end-of-run check of every last row
+# (docs/spec.md §3): a stencil graph and a trivial one side by side, 4 rows each. On the MPI
+# systems' 2 ranks, point 1 is rank 0's and point 2 rank 1's.
+LAST_ROW_FLAGS = ["-type", "stencil_1d", "-steps", "4", "-width", "4", "-and", "-type", "trivial", "-steps", "4",
+                  "-width", "4"]
 
 # The variable that marks every process of a matrix run (the harness passes its environment
 # on), so that leftovers are found in /proc whichever parent they ended up with.
@@ -46,6 +51,7 @@ class Fault:
     what: str  # what the fault does, for the docs
     expected: str  # what the harness must store, for the docs
     judge: Callable[[object, dict], list[str]]  # (system, stored run) -> problems; [] = caught
+    graph_flags: tuple[str, ...] = tuple(GRAPH_FLAGS)  # the run's graphs
 
 
 def _task_of_graph_0(t: int, i: int) -> str:
@@ -65,6 +71,21 @@ def _judge_corrupt(system, run: dict) -> list[str]:
         problems.append(f"reason {reason!r} is not the validation message naming the consumer "
                         f"of ({t}, {i})")
     return problems
+
+
+def _judge_unread(graph: int, t: int, i: int):
+    """The verdict of a corrupt output that no task reads: the end-of-run check's line."""
+    def judge(system, run: dict) -> list[str]:
+        problems = []
+        if run["status"] != "validation":
+            problems.append(f"status {run['status']!r}, expected 'validation'")
+        if run["exit_code"] != 3:
+            problems.append(f"exit code {run['exit_code']}, expected 3")
+        want = f"taskbench: validation failed: graph {graph}, task (t={t}, i={i}): its output, which no task reads"
+        if not (run["reason"] or "").startswith(want):
+            problems.append(f"reason {run['reason']!r} is not the end-of-run check of ({t}, {i})")
+        return problems
+    return judge
 
 
 def _judge_hang(system, run: dict) -> list[str]:
@@ -120,6 +141,14 @@ FAULTS = [
           f"the process running task {FAILING_TASK} (MPI: rank {FAILING_RANK}) SIGKILLs itself",
           f"`crashed`: `killed by SIGKILL`; MPI: `rank {FAILING_RANK} killed by SIGKILL`, "
           "well within the timeout", _judge_kill),
+    Fault("corrupt_last", "corrupt:0,3,1", FAIL_TIMEOUT,
+          "task (3, 1) of a stencil graph writes a corrupt output in its last row, which no task reads",
+          "`validation`, exit 3, the end-of-run check's message naming (3, 1)", _judge_unread(0, 3, 1),
+          tuple(LAST_ROW_FLAGS)),
+    Fault("corrupt_trivial", "corrupt:1,3,2", FAIL_TIMEOUT,
+          "task (3, 2) of a trivial graph (graph 1: no task reads any output) writes a corrupt output",
+          "`validation`, exit 3, the end-of-run check's message naming graph 1's (3, 2)",
+          _judge_unread(1, 3, 2), tuple(LAST_ROW_FLAGS)),
 ]
 FAULTS_BY_NAME = {f.name: f for f in FAULTS}
 
@@ -166,7 +195,7 @@ def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verd
     probe = leftovers.new_marker()
     campaign = f"fault-{system.name}-{fault.name}-{probe[:8]}"
     argv = ["--db", str(db), "-q"] + (["--build-dir", build_dir] if build_dir else [])
-    argv += ["run", "--timeout", f"{fault.timeout:g}", "--campaign", campaign, system.name, *GRAPH_FLAGS]
+    argv += ["run", "--timeout", f"{fault.timeout:g}", "--campaign", campaign, system.name, *fault.graph_flags]
     if system.is_mpi:
         argv += ["--ranks", str(MPI_RANKS)]  # the layout the tasks above are chosen for, on any machine
     with _environment({"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}):

@@ -21,6 +21,7 @@ class Column(Chare):
         self.next_t = 0  # the next row whose task this column runs (or skips: point not in it)
         self.inbox: dict[int, dict[int, bytearray]] = {}  # row -> producer point -> its output
         self.finished = None  # the driver's future, set by start()
+        self.last_output = None  # the output of this column's task in the graph's last row
 
     def ready(self, future) -> None:
         """Answers once every element exists (array creation is asynchronous)."""
@@ -54,12 +55,26 @@ class Column(Chare):
                 self.main.failed(str(failure.args[0] if failure.args else failure))
                 return  # this column stops; the driver ends the run
             self.inbox.pop(t, None)
+            if t + 1 == g.timesteps:
+                self.last_output = output
             for k in g.successors(t, i):
                 self.thisProxy[k].deliver(t + 1, i, output)
             self.next_t += 1
         if self.finished is not None:
             self.reduce(self.finished)
             self.finished = None
+
+
+    def check_last_row(self, future) -> None:
+        """After the run: this column's output of the last timestep, to the core's check."""
+        g, t = self.graph, self.graph.timesteps - 1
+        if g.contains(t, self.point):
+            try:
+                g.check_unread_output(t, self.point, self.last_output)
+            except _core.ValidationError as failure:
+                self.main.failed(str(failure.args[0] if failure.args else failure))
+                return  # the driver ends the run
+        self.reduce(future)
 
 
 class Process(Chare):
@@ -79,5 +94,6 @@ class Process(Chare):
         self.reduce(future)
 
     def note(self, graphs: int, future) -> None:
-        """(pid, tasks per graph, trace events) of this PE, gathered on the driver."""
+        """(pid, tasks per graph, last-row outputs checked, trace events) of this PE, gathered
+        on the driver."""
         self.reduce(future, (os.getpid(), *_core.take_note(graphs)), Reducer.gather)

@@ -120,10 +120,12 @@ class Main(Chare):
         for future in finished:
             future.get()
         elapsed = wall_time() - start
+        for array in columns:
+            ask(array.check_last_row)
         tally = Tally(len(graphs))
         for note in ask(processes.note, len(graphs)):
             tally.add(note)
-        app.report(elapsed, tally.executed)
+        app.report(elapsed, tally.executed, tally.last_row_checked)
         charm.exit(0)
 
     def failed(self, line: str) -> None:

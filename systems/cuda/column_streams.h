@@ -21,6 +21,7 @@ class ColumnStreams {
 
   const taskbench::gpu::TaskLauncher& launcher() const { return launcher_; }
   taskbench::gpu::TaskLauncher& launcher() { return launcher_; }
+  const taskbench::gpu::DeviceBuffers& buffers() const { return buffers_; }
 
   // Issues row t. Events recorded before row `window_start` are not waited on: in a captured
   // window they belong to an earlier replay, which has finished before this one starts. With

@@ -41,6 +41,7 @@ class WindowedGraph {
   }
 
   const gpu::TaskLauncher& launcher() const { return columns_.launcher(); }
+  const gpu::DeviceBuffers& buffers() const { return columns_.buffers(); }
   long windows() const { return static_cast<long>(replays_.size()); }
   long captures() const { return static_cast<long>(captured_.size()); }
   long nodes() const { return nodes_; }
@@ -68,7 +69,7 @@ class WindowedGraph {
 
   void replay(long k) {
     const Replay& r = replays_[k];
-    gpu::fault_before_rows(launcher().graph().index(), r.first_row, r.end_row);
+    gpu::before_rows(launcher().graph().index(), r.first_row, r.end_row);
     check(cudaMemcpyAsync(row_base_, &bases_[k], sizeof(long), cudaMemcpyHostToDevice, origin_), "cudaMemcpyAsync");
     check(cudaGraphLaunch(r.exec, origin_), "cudaGraphLaunch");
   }
@@ -141,6 +142,7 @@ int main(int argc, char** argv) {
       if (k < g->windows()) g->replay(k);
   gpu::synchronize();
   const double elapsed = taskbench::wall_time() - start;
+  for (auto& g : graphs) gpu::check_last_row(g->launcher().graph(), g->buffers());
 
   std::vector<const gpu::TaskLauncher*> launchers;
   for (auto& g : graphs) launchers.push_back(&g->launcher());

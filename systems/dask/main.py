@@ -6,7 +6,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from taskbench.engine.app import MAX_WORKERS, App, Flag, available_cores, engine_version, import_engine, wall_time, warm_up
-from taskbench.engine.dask_graph import task_graph
+from taskbench.engine.dask_graph import check_leaves, task_graph
 
 
 def main() -> None:
@@ -21,8 +21,9 @@ def main() -> None:
         warm_up(pool, workers)
         # Dask's own work on the graph (ordering, dependency tracking) is part of the run.
         start = wall_time()
-        dask.threaded.get(dsk, leaves, pool=pool, num_workers=workers)
+        unread = dask.threaded.get(dsk, leaves, pool=pool, num_workers=workers)
         elapsed = wall_time() - start
+    check_leaves(app.graphs, leaves, unread)
     app.report(elapsed)
 
 

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
                            engine_version, import_engine, wall_time)
 from taskbench._core import tracing
-from taskbench.engine.dask_graph import task_graph
+from taskbench.engine.dask_graph import check_leaves, task_graph
 from taskbench.engine.dask_workers import Departures, prepare_workers, take_notes
 from taskbench.launch.dask_cluster import Cluster, ClusterError
 
@@ -52,7 +52,8 @@ def run(client, graphs, departures: Departures) -> float:
     finished.wait()
     elapsed = wall_time() - start
     if not departures.gone:
-        client.gather(futures)  # raises a task's own error, if one had any
+        # Raises a task's own error, if one had any; else the outputs no task read.
+        check_leaves(graphs, leaves, client.gather(futures))
     del futures
     return elapsed
 

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
       }
     }
   });
+  taskbench_mpi::check_last_rows(graphs);
   session.report(elapsed);
   return 0;
 }

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       for (auto& g : graphs) g->wait_sends();
     }
   });
+  taskbench_mpi::check_last_rows(graphs);
   session.report(elapsed);
   return 0;
 }

@@ -64,11 +64,13 @@ def task_future(pool, futures_module, graph, t: int, i: int, producers: list):
     return task
 
 
-def run(pool, futures_module, graphs) -> tuple[float, list, BaseException | None]:
+def run(pool, futures_module, graphs) -> tuple[float, list, BaseException | None, list]:
     """Makes every task's future, then takes them as they finish until all have, or one
-    failed. Returns (elapsed, the workers' notes, the failure or None)."""
+    failed. Returns (elapsed, the workers' notes, the failure or None, (graph, t, i, future) of
+    every last row)."""
     finished = queue.SimpleQueue()  # done futures, put by the pool's thread
     total = 0
+    last_rows = []
     start = wall_time()
     for g in graphs:
         previous = {}
@@ -78,14 +80,16 @@ def run(pool, futures_module, graphs) -> tuple[float, list, BaseException | None
             for future in current.values():
                 future.add_done_callback(finished.put)
             total += len(current)
+            if t + 1 == g.timesteps:
+                last_rows += [(g, t, i, future) for i, future in current.items()]
             previous = current  # a consumer's pending collect holds what it still needs
     notes = []
     for _ in range(total):
         future = finished.get()
         if future.exception() is not None:
-            return wall_time() - start, notes, future.exception()
+            return wall_time() - start, notes, future.exception(), last_rows
         notes.append(future.result()[1])
-    return wall_time() - start, notes, None
+    return wall_time() - start, notes, None, last_rows
 
 
 def worker_pid(_round: int) -> int:
@@ -111,9 +115,13 @@ def drive() -> None:
         app.set_parallelism(max(size - 1, 1), 1)
         app.add_report_json("pool_workers", str(workers))
         app.display()
-        elapsed, notes, error = run(pool, futures, app.graphs)
+        elapsed, notes, error, last_rows = run(pool, futures, app.graphs)
         if error is not None:
             fail(1, f"taskbench: a task failed in the MPI pool ({type(error).__name__}: {error})")
+        # The outputs of the last rows, as they reached the driver (a failure: exit 3 from here,
+        # and mpirun stops the workers).
+        for g, t, i, future in last_rows:
+            g.check_unread_output(t, i, future.result()[0])
     tally = Tally(len(app.graphs))
     for note in notes:
         tally.add(note)

@@ -29,6 +29,8 @@ class GpuRankGraph {
   long first_column() const { return first_; }
   long end_column() const { return end_; }
   void step(long t);
+  // After the run: this rank's outputs of the last timestep, from the device, to the core's check.
+  void check_last_row() const { taskbench::gpu::check_last_row(graph_, device_, first_, end_); }
 
  private:
   char* host(long t, long j) const { return host_ + ((t % 2) * width_ + j) * stride_; }

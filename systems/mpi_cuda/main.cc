@@ -35,17 +35,22 @@ int main(int argc, char** argv) {
   const double elapsed = session.timed([&] {
     for (long t = 0; t < steps; ++t)
       for (auto& g : graphs) {
-        gpu::fault_before_rows(g->launcher().graph().index(), t, t + 1, g->first_column(), g->end_column());
+        gpu::before_rows(g->launcher().graph().index(), t, t + 1, g->first_column(), g->end_column());
         g->step(t);
       }
   });
 
+  for (auto& g : graphs) g->check_last_row();
   std::vector<const gpu::TaskLauncher*> launchers;
   for (auto& g : graphs) launchers.push_back(&g->launcher());
-  const std::vector<long long> local = gpu::executed_per_graph(app, launchers);
+  // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction.
+  std::vector<long long> local = gpu::executed_per_graph(app, launchers);
+  const size_t n = local.size();
+  for (const taskbench::TaskGraph& g : app.graphs()) local.push_back(app.local_last_row_checked(g.index()));
   std::vector<long long> total(local.size(), 0);
   MPI_Reduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  app.report(elapsed, total);
+  app.report(elapsed, std::vector<long long>(total.begin(), total.begin() + n),
+             std::vector<long long>(total.begin() + n, total.end()));
   graphs.clear();  // before MPI_Finalize: each holds a communicator
   return 0;
 }

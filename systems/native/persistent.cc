@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     if (more) rt.wait();
   }
   const double elapsed = taskbench::wall_time() - start;
+  for (const auto& run : runs) run->buffers.check_last_row();
 
   std::string blocks, lines;
   for (const native::BlockSchedule& s : schedules)

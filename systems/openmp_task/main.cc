@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
   char json[96];
   std::snprintf(json, sizeof json, "{\"seconds\":%.9g,\"tasks\":%ld}", discovery, tasks);
   app.add_report_json("discovery", json);
+  taskbench::check_last_rows(buffers);
   app.report(elapsed);
   return 0;
 }

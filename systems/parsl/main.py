@@ -148,10 +148,10 @@ def warm_up(parsl, dfk, workers: int) -> None:
 
 def run(remote, graphs, switches, pool: bool) -> tuple[float, list, list]:
     """Submits every task of every graph, then waits until all are done or one failed.
-    Returns (elapsed, the pool's notes, the failures)."""
+    Returns (elapsed, the pool's notes, the failures, (graph, t, i, output) of every last row)."""
     finished, lock = threading.Event(), threading.Lock()
     left = [sum(g.width(t) for g in graphs for t in range(g.timesteps))]
-    notes, failures = [], []
+    notes, failures, last_rows = [], [], []
 
     def done(future) -> None:  # on Parsl's threads
         error = future.exception()
@@ -176,10 +176,15 @@ def run(remote, graphs, switches, pool: bool) -> tuple[float, list, list]:
                 future = remote(*args, *[previous[j] for j in g.dependencies(t, i)])
                 future.add_done_callback(done)
                 current[i] = future
+                if t + 1 == g.timesteps:
+                    last_rows.append((g, t, i, future))
             # The driver lets go of row t-1: Parsl holds each future until its consumers launched.
             previous = current
     finished.wait()
-    return wall_time() - start, notes, failures
+    elapsed = wall_time() - start
+    if failures:
+        return elapsed, notes, failures, []
+    return elapsed, notes, failures, [(g, t, i, f.result()[0] if pool else f.result()) for g, t, i, f in last_rows]
 
 
 def pool_groups(dfk) -> list[int]:
@@ -257,10 +262,10 @@ def main() -> None:
     from parsl.dataflow.dflow import DataFlowKernel
     if app.verbosity:
         parsl.set_stream_logger(level=logging.INFO)  # else Parsl's loggers have only a NullHandler
-    if threads:
-        # A failed validation raises in the task (the pool's tasks do so too) instead of
-        # ending this process before it removed its run directory.
-        _core.worker_setup(tracing(), validation_raises=True)
+    # A failed validation raises (in the threads' tasks, and in the check of the last rows after
+    # the run; the pool's tasks do so too) instead of ending this process before it removed its
+    # run directory.
+    _core.worker_setup(tracing(), validation_raises=True)
     run_dir = make_run_dir()
     started = wall_time()
     dfk = DataFlowKernel(Config(executors=[executor(workers, threads, listen, keys, run_dir)], run_dir=run_dir,
@@ -277,10 +282,15 @@ def main() -> None:
         app.add_report_json("startup_seconds", f"{startup:.3f}")
         app.display()
         remote = parsl.python_app(thread_task if threads else pool_task, data_flow_kernel=dfk, executors=[LABEL])
-        elapsed, notes, failures = run(remote, app.graphs, (os.environ.get("TASKBENCH_FAULT", ""), tracing()),
-                                       not threads)
+        elapsed, notes, failures, last_rows = run(remote, app.graphs,
+                                                  (os.environ.get("TASKBENCH_FAULT", ""), tracing()), not threads)
         if failures:
             report_failure(dfk, run_dir, failures)
+        try:
+            for g, t, i, output in last_rows:
+                g.check_unread_output(t, i, output)
+        except ValidationError as failure:
+            report_failure(dfk, run_dir, [failure])
     except BaseException as exc:
         stop(dfk)
         shutil.rmtree(run_dir, ignore_errors=True)

@@ -12,6 +12,8 @@ from taskbench._core import tracing
 from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, end_after_failed_workers,
                            run_task, run_task_in_worker, wall_time, warm_up, worker_setup)
 
+MANAGER_SECONDS = 30  # for the pool's manager thread to reap its processes after a death
+
 
 class Run:
     """The driver's side: which tasks wait on how many inputs, and the outputs still needed."""
@@ -23,6 +25,7 @@ class Run:
         self.finished = queue.SimpleQueue()
         self.waiting = {}  # (graph, t, i) -> inputs not yet produced
         self.outputs = {}  # (graph, t, i) -> [output, consumers not yet submitted]
+        self.last_rows = []  # (graph, t, i, output) of every last timestep, checked after the run
         self.tally = Tally(len(graphs))
 
     def submit(self, g, t, i):
@@ -58,6 +61,8 @@ class Run:
             result, note = result
             self.tally.add(note)
         consumers = g.successors(t, i) if t + 1 < g.timesteps else []
+        if t + 1 == g.timesteps:
+            self.last_rows.append((g, t, i, result))
         if consumers:
             self.outputs[(g.index, t, i)] = [result, len(consumers)]
         for j in consumers:
@@ -76,7 +81,14 @@ def run(pool, graphs, processes: bool, workers: int) -> tuple:
     while remaining:
         state.finish(state.finished.get())
         remaining -= 1
-    return wall_time() - start, state.tally.executed
+    return wall_time() - start, state.tally.executed, state.last_rows
+
+
+def check_last_rows(last_rows: list) -> None:
+    """After the run, and after the pool has ended (a failed check ends this process at once):
+    every last-timestep output, as it reached the driver, to the core's check."""
+    for g, t, i, output in last_rows:
+        g.check_unread_output(t, i, output)
 
 
 def main() -> None:
@@ -93,24 +105,33 @@ def main() -> None:
         with ProcessPoolExecutor(workers, mp_context=context, initializer=worker_setup,
                                  initargs=(tracing(),)) as pool:
             try:
-                elapsed, executed = run(pool, app.graphs, processes, workers)
+                elapsed, executed, last_rows = run(pool, app.graphs, processes, workers)
             except BrokenProcessPool as exc:
                 end_after_failed_workers(exit_codes(pool), f"a worker process died ({exc})")
+        check_last_rows(last_rows)
         app.report(elapsed, executed)
     else:
         with ThreadPoolExecutor(workers) as pool:
-            elapsed, _ = run(pool, app.graphs, processes, workers)
+            elapsed, _, last_rows = run(pool, app.graphs, processes, workers)
+        check_last_rows(last_rows)
         app.report(elapsed)
 
 
 def exit_codes(pool) -> dict:
     """Exit codes of the pool's processes. concurrent.futures does not publish its processes;
-    their Process objects (_processes) are the only place their exit codes are kept."""
-    codes = {}
-    for pid, process in list((getattr(pool, "_processes", None) or {}).items()):
-        process.join(5)  # the pool's own thread reaps them; a dead one is done at once
-        codes[pid] = process.exitcode
-    return codes
+    their Process objects (_processes) are the only place their exit codes are kept.
+
+    Read once the pool's manager thread has ended, never beside it: that thread joins every
+    process as it tears the broken pool down, and a forkserver process's exit code is one message
+    on a pipe, which only the first of two threads polling the same process reads; the second
+    finds the pipe empty and multiprocessing gives it exit code 255. The SIGKILLed worker then
+    passed for an ordinary exit, and the SIGTERM the pool sent a survivor was taken for the
+    cause (2 runs of 40 here, beside other work, before this; the codes were logged as each
+    run ended)."""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(MANAGER_SECONDS)
+    return {pid: process.exitcode for pid, process in list((getattr(pool, "_processes", None) or {}).items())}
 
 
 # Worker processes (forkserver) load this file as __mp_main__: only the driver runs main().

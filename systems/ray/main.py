@@ -15,9 +15,10 @@ WARM_UP_ROUNDS = 4
 ray = None  # imported by main() once the flags are parsed (taskbench.engine.app.import_engine)
 
 
-def submit(graphs, remote, switches) -> tuple[list, list]:
-    """Every task of every graph; returns (the outputs nobody consumes, every task's note)."""
-    leaves, notes = [], []
+def submit(graphs, remote, switches) -> tuple[list, list, list]:
+    """Every task of every graph; returns (the outputs nobody consumes, their tasks (graph, t, i),
+    every task's note)."""
+    leaves, leaf_tasks, notes = [], [], []
     for g in graphs:
         previous = {}
         for t in range(g.timesteps):
@@ -28,9 +29,10 @@ def submit(graphs, remote, switches) -> tuple[list, list]:
                 notes.append(note)
                 if t + 1 == g.timesteps or not g.successors(t, i):
                     leaves.append(output)
+                    leaf_tasks.append((g, t, i))
             # The driver lets go of row t-1: the tasks that read it hold their own references.
             previous = current
-    return leaves, notes
+    return leaves, leaf_tasks, notes
 
 
 def warm_up(remote, workers: int, switches) -> None:
@@ -96,9 +98,11 @@ def main() -> None:
     tally = Tally(len(app.graphs))
     try:
         start = wall_time()
-        leaves, notes = submit(app.graphs, remote, switches)
-        ray.get(leaves)
+        leaves, leaf_tasks, notes = submit(app.graphs, remote, switches)
+        unread = ray.get(leaves)
         elapsed = wall_time() - start
+        for (g, t, i), output in zip(leaf_tasks, unread):  # as they reached the driver
+            g.check_unread_output(t, i, output)
         for note in ray.get(notes):
             tally.add(note)
     except ray.exceptions.RayError as exc:  # a task's error, or its worker's death

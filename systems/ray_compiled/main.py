@@ -32,6 +32,7 @@ class Worker:
         # The outputs of each graph's window's last row, by replay parity: replay m's first row
         # reads replay m-1's while this replay's last row writes the other dict.
         self.kept = ({}, {})
+        self.last_rows = {}  # (graph, column) -> the output of the graph's last timestep
 
     def task(self, m, gi, r, i, sources, *inputs):
         """Task (m x window + r, i), or nothing where the row is past the graph or lacks column
@@ -48,6 +49,8 @@ class Worker:
         output = run_task(g, t, i, *inputs)
         if r == self.windows[gi] - 1:
             self.kept[m % 2][gi, i] = output
+        if t + 1 == g.timesteps:
+            self.last_rows[gi, i] = output
         return output
 
     def kept_output(self, m, gi, j):
@@ -59,8 +62,16 @@ class Worker:
         that only None goes back to the driver."""
         return None
 
+    def check_last_rows(self):
+        """After the run: this actor's outputs of every last timestep, to the core's check (a
+        failure raises ValidationError, the core's line)."""
+        for (gi, i), output in self.last_rows.items():
+            g = self.graphs[gi]
+            g.check_unread_output(g.timesteps - 1, i, output)
+
     def note(self):
-        """What the core counted here (pid, tasks per graph, -trace events), for the Tally."""
+        """What the core counted here (pid, tasks per graph, last-row outputs checked, -trace
+        events), for the Tally."""
         return (os.getpid(), *_core.take_note(len(self.graphs)))
 
 
@@ -207,6 +218,7 @@ def main() -> None:
         elapsed = replay(dag, replays)
         dag.teardown()
         dag = None
+        ray.get([a.check_last_rows.remote() for a in actors])
         tally = Tally(len(graphs))
         for note in ray.get([a.note.remote() for a in actors]):
             tally.add(note)
@@ -215,7 +227,7 @@ def main() -> None:
     ray.shutdown()
     app.add_report_json("persistent_graph", f'{{"seconds":{built:.9g},"rows":{windows},"nodes":{nodes},'
                                             f'"replays":{replays}}}')
-    app.report(elapsed, tally.executed)
+    app.report(elapsed, tally.executed, tally.last_row_checked)
     print(f"Graph Build Time {built:.6g} seconds (outside the timed region: {nodes} nodes, windows of "
           f"{', '.join(map(str, windows))} rows, {replays} replays)")
 

@@ -368,6 +368,11 @@ int main(int argc, char** argv) {
     elapsed = taskbench::wall_time() - start;
   }
   if (use_subgraphs) app.add_report_json("realm_subgraphs", std::to_string(distinct_rows));
+  for (const GraphData& d : graph_data) {  // the last row, read from the instance itself
+    const long t = d.graph.timesteps() - 1;
+    for (long i = d.graph.offset(t), end = i + d.graph.width(t); i < end; ++i)
+      d.graph.check_unread_output(t, i, d.output(t, i), d.graph.output_bytes());
+  }
   app.report(elapsed);
 
   instance.destroy();

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
       if (t >= g.timesteps()) continue;
       for (long i = g.offset(t), end = i + g.width(t); i < end; ++i) b.run(t, i);
     }
-  app.report(taskbench::wall_time() - start);
+  const double elapsed = taskbench::wall_time() - start;
+  taskbench::check_last_rows(buffers);
+  app.report(elapsed);
   return 0;
 }

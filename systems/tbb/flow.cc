@@ -101,7 +101,9 @@ int main(int argc, char** argv) {
   app.display();
   const std::vector<taskbench::PointBuffers> buffers = tbb_system::point_buffers(app);
   if (app.flag("-persistent", 0)) {
-    app.report(run_persistent(app, buffers, threads));
+    const double elapsed = run_persistent(app, buffers, threads);
+    taskbench::check_last_rows(buffers);
+    app.report(elapsed);
     return 0;
   }
   double construction = 0;
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
   });
   const double elapsed = taskbench::wall_time() - start;
   app.add_report_json("discovery", discovery_json(construction, app.graphs()));
+  taskbench::check_last_rows(buffers);
   app.report(elapsed);
   return 0;
 }

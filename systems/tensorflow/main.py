@@ -36,10 +36,14 @@ def op_fields(graph) -> list[int]:
 
 def task_graph(ops, graphs):
     """A function that adds every task of every graph as an op and returns the outputs nobody
-    consumes (so TensorFlow prunes none). Its argument `start` is every op's first input (see
-    op.cc: without it, TensorFlow would run row 0 and everything after it as constants)."""
+    consumes (so TensorFlow prunes none), and the list of their tasks (graph, t, i), filled as it
+    is traced. Its argument `start` is every op's first input (see op.cc: without it,
+    TensorFlow would run row 0 and everything after it as constants)."""
+    leaf_tasks = []
+
     def run_all(start):
         leaves = []
+        leaf_tasks.clear()
         for g in graphs:
             fields, previous = op_fields(g), {}
             for t in range(g.timesteps):
@@ -49,9 +53,10 @@ def task_graph(ops, graphs):
                                                     graph=fields, t=t, i=i, output_bytes=g.output_bytes)
                     if t + 1 == g.timesteps or not g.successors(t, i):
                         leaves.append(current[i])
+                        leaf_tasks.append((g, t, i))
                 previous = current
         return leaves
-    return run_all
+    return run_all, leaf_tasks
 
 
 def load_op():
@@ -88,13 +93,16 @@ def main() -> None:
     app.set_parallelism(1, threads)
     started = wall_time()
     start_signal = tf.zeros([0], tf.uint8)
-    function = tf.function(task_graph(ops, app.graphs)).get_concrete_function(start_signal)
+    run_all, leaf_tasks = task_graph(ops, app.graphs)
+    function = tf.function(run_all).get_concrete_function(start_signal)
     app.add_report_json("startup", json.dumps({"seconds": wall_time() - started,
                                                "what": "tracing the tf.function (the graph built in Python)"}))
     app.display()
     start = wall_time()
-    function(start_signal)
+    unread = function(start_signal)
     elapsed = wall_time() - start
+    for (g, t, i), output in zip(leaf_tasks, unread, strict=True):  # checked by the driver's core
+        g.check_unread_output(t, i, output.numpy())
     app.report(elapsed, [entry.taskbench_tf_executed(g.index) for g in app.graphs])
 
 

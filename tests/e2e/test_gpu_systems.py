@@ -173,6 +173,38 @@ def test_a_corrupted_output_fails_validation_on_the_gpu(where, name, ranks, extr
 
 @pytest.mark.parametrize("name,ranks,extra", VARIANTS, ids=VARIANT_IDS)
 @pytest.mark.parametrize("where", WHERE)
+def test_a_corrupted_output_of_the_last_row_fails_the_end_of_run_check(where, name, ranks, extra):
+    """No task reads (5, 1) of graph 1: the end-of-run check (docs/spec.md §3) copies it back."""
+    ready(where)
+    got = run(name, [*extra, *FAULT_GRAPHS], ranks, env={"TASKBENCH_FAULT": "corrupt:1,5,1"}, where=where)
+    assert got.returncode == 3, got.stderr
+    line = [x for x in got.stderr.splitlines() if x.startswith("taskbench: ")][-1]
+    assert line.startswith("taskbench: validation failed: graph 1, task (t=5, i=1): its output, which no task "
+                           "reads, holds the output of"), line
+    assert "Total Tasks" not in got.stdout
+
+
+@pytest.mark.parametrize("name", ["cuda", "cuda_graph"])
+def test_the_first_failed_check_stops_the_tasks_queued_after_it(name, tmp_path):
+    """Columns 0, 2 and 3 of a no_comm graph never read the corrupted column 1: without the stop
+    their 600 tasks would all run after (2, 1) failed. The stand-in logs every task that started
+    its work (TASKBENCH_STANDIN_TASK_LOG); on a GPU the host also stops issuing (gpu::before_rows)."""
+    ready(STANDIN)
+    args = ["-steps", "200", "-width", "4", "-type", "no_comm"]
+    log = tmp_path / "started"
+    got = run(name, args, where=STANDIN, env={"TASKBENCH_STANDIN_TASK_LOG": str(log)})
+    assert got.returncode == 0, got.stderr
+    assert len(log.read_text().splitlines()) == 800  # the log sees every task of a clean run
+    log.unlink()
+    got = run(name, args, where=STANDIN, env={"TASKBENCH_STANDIN_TASK_LOG": str(log), "TASKBENCH_FAULT": "corrupt:0,1,1"})
+    assert got.returncode == 3, got.stderr
+    assert got.stderr.rstrip().endswith("(checked on the GPU)"), got.stderr
+    started = [tuple(map(int, line.split())) for line in log.read_text().splitlines()]
+    assert (2, 1) in started and len(started) < 100, len(started)
+
+
+@pytest.mark.parametrize("name,ranks,extra", VARIANTS, ids=VARIANT_IDS)
+@pytest.mark.parametrize("where", WHERE)
 def test_a_hung_task_never_finishes_and_a_killed_process_dies(where, name, ranks, extra):
     ready(where)
     if ranks is None:  # (a timeout kills mpirun alone: the harness's MPI timeouts are tested elsewhere)

@@ -18,7 +18,7 @@ SYSTEMS = list(Registry(find_layout()))  # built or not: the ones that are not a
 def test_the_matrix_covers_every_registry_entry():
     names = [s.name for path in sorted(REPO.glob("systems/*/system.toml")) for s in read_registry_file(path)]
     assert sorted(s.name for s in SYSTEMS) == sorted(names)
-    assert [f.name for f in faults.FAULTS] == ["corrupt", "hang", "kill"]
+    assert [f.name for f in faults.FAULTS] == ["corrupt", "hang", "kill", "corrupt_last", "corrupt_trivial"]
 
 
 @pytest.mark.parametrize("fault", faults.FAULTS, ids=lambda f: f.name)

@@ -44,6 +44,10 @@ struct AppOptions {
   std::string version;
   // Evaluated where AppOptions is built, i.e. records the system's compiler, not the core's.
   std::string compiler = TASKBENCH_COMPILER_STRING;
+  // The report requires every output of each graph's last timestep to have been handed to
+  // TaskGraph::check_unread_output once. Off only for ports of the original API (app_create),
+  // which has no such call: their report says the outputs were not checked.
+  bool checks_last_row = true;
 };
 
 class App {
@@ -68,13 +72,20 @@ class App {
   void set_parallelism(long ranks, long threads_per_rank);
   void set_rank(int rank);
   long long local_executed(long graph_index) const;
+  // Outputs of the graph's last timestep this process checked (check_unread_output).
+  long long local_last_row_checked(long graph_index) const;
   // Adds a system-specific member (valid JSON text) to the report's "system_report".
   void add_report_json(const std::string& key, const std::string& json_value);
 
-  // Checks every task ran once, prints the summary lines, writes -json and -trace.
+  // Checks every task ran once and every output of each graph's last timestep was checked
+  // once, prints the summary lines, writes -json and -trace.
   void report(double elapsed_seconds) const;
-  // The same with executed-task totals per graph gathered from all ranks.
+  // The same with executed-task totals per graph gathered from all ranks (the last-row checks
+  // counted in this process).
   void report(double elapsed_seconds, const std::vector<long long>& executed_per_graph) const;
+  // The same with both counts gathered (each rank checks the outputs it holds).
+  void report(double elapsed_seconds, const std::vector<long long>& executed_per_graph,
+              const std::vector<long long>& last_row_checked_per_graph) const;
 
  private:
   struct Impl;

@@ -32,6 +32,13 @@ class PointBuffers {
   }
   char* scratch(long i) const { return scratch_.get() + graph_.scratch_bytes() * i; }
 
+  // Hands every output of the graph's last timestep to the core's check (after the run).
+  void check_last_row() const {
+    const long t = graph_.timesteps() - 1;
+    for (long i = graph_.offset(t), end = i + graph_.width(t); i < end; ++i)
+      graph_.check_unread_output(t, i, output(t, i), graph_.output_bytes());
+  }
+
   // Runs task (t, i): gathers pointers to its inputs in row t-1 and calls execute_point.
   void run(long t, long i) const {
     constexpr long kSmall = 16;  // most patterns: no heap, no thread_local lookups
@@ -88,6 +95,11 @@ inline long max_timesteps(const std::vector<TaskGraph>& graphs) {
   long t = 0;
   for (const TaskGraph& g : graphs) t = t > g.timesteps() ? t : g.timesteps();
   return t;
+}
+
+// After the timed region: every graph's last-timestep outputs, to the core's check.
+inline void check_last_rows(const std::vector<PointBuffers>& buffers) {
+  for (const PointBuffers& b : buffers) b.check_last_row();
 }
 
 }  // namespace taskbench

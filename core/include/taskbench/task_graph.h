@@ -59,6 +59,11 @@ class TaskGraph {
                                      n_inputs, scratch, scratch_bytes);
   }
 
+  // An output no task read: the last timestep's, handed over after the run (taskbench.h).
+  void check_unread_output(long t, long i, const char* output, size_t output_bytes) const {
+    task_graph_check_unread_output(g_, t, i, output, output_bytes);
+  }
+
   long long flops_per_task(long t, long i) const { return task_graph_flops_per_task(g_, t, i); }
   long long bytes_per_task(long t, long i) const { return task_graph_bytes_per_task(g_, t, i); }
 

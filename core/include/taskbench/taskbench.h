@@ -141,6 +141,13 @@ void task_graph_execute_point_scratch_nonconst(task_graph_t graph, long timestep
 void task_graph_execute_point(task_graph_t graph, long timestep, long point, char *output_ptr,
                               size_t output_bytes, const char **input_ptr,
                               const size_t *input_bytes, size_t n_inputs);
+/* Checks an output that no task read (docs/spec.md §3): every output of a graph's last timestep,
+ * and any earlier one that no task of the next row reads, which a system still holds. Called
+ * once per such output, after the timed region; a mismatch prints one line and exits with status
+ * 3, as a failed input does. The App's report requires every output of each graph's last
+ * timestep to have been checked once in the run (not for the original API's app_create). */
+void task_graph_check_unread_output(task_graph_t graph, long timestep, long point,
+                                    const char *output_ptr, size_t output_bytes);
 /* Prepares a scratch buffer before its first use (memory kernels read it). */
 void task_graph_prepare_scratch(char *scratch_ptr, size_t scratch_bytes);
 

@@ -82,11 +82,14 @@ class App:
     def add_report_json(self, key: str, json_value: str) -> None:
         self._app.add_report_json(key, json_value)
 
-    def report(self, elapsed_seconds: float, executed_per_graph: list[int] | None = None) -> None:
-        """Checks every task ran once (counted in this process, or the per-graph counts given,
-        gathered from worker processes) and prints the summary; exits 3 when a count is off."""
+    def report(self, elapsed_seconds: float, executed_per_graph: list[int] | None = None,
+               last_row_checked_per_graph: list[int] | None = None) -> None:
+        """Checks every task ran once and every output of each graph's last timestep was
+        checked once (Graph.check_unread_output; each count made in this process, or given per
+        graph, gathered from worker processes) and prints the summary; exits 3 when a count is
+        off."""
         sys.stdout.flush()
-        self._app.report(elapsed_seconds, executed_per_graph)
+        self._app.report(elapsed_seconds, executed_per_graph, last_row_checked_per_graph)
 
 
 def max_timesteps(graphs: list[Graph]) -> int:
@@ -126,11 +129,14 @@ class Tally:
 
     def __init__(self, graphs: int):
         self.executed = [0] * graphs
+        self.last_row_checked = [0] * graphs
 
     def add(self, note: tuple) -> None:
-        pid, counts, events = note
+        pid, counts, checked, events = note
         for index, count in enumerate(counts):
             self.executed[index] += count
+        for index, count in enumerate(checked):
+            self.last_row_checked[index] += count
         if events:
             _core.record_trace(f"pid {pid}", events)
 

@@ -1,5 +1,7 @@
 #include "rank_graph.h"
 
+#include <algorithm>
+
 namespace taskbench_mpi {
 namespace {
 
@@ -17,7 +19,9 @@ long tag_limit() {
 RankGraph::RankGraph(const taskbench::TaskGraph& g, int rank, int ranks)
     : graph_(g),
       layout_(g.max_width(), ranks),
-      buffers_(g, layout_.first(rank), layout_.end(rank)),
+      first_(layout_.first(rank)),
+      end_(layout_.end(rank)),
+      buffers_(g, first_, end_),
       plans_(build_plans(g, layout_, rank, tag_limit(), buffers_)),
       input_bytes_(static_cast<size_t>(g.max_dependencies()), g.output_bytes()),
       receive_requests_(plans_.max_receives, MPI_REQUEST_NULL),
@@ -26,6 +30,12 @@ RankGraph::RankGraph(const taskbench::TaskGraph& g, int rank, int ranks)
 }
 
 RankGraph::~RankGraph() { MPI_Comm_free(&comm_); }
+
+void RankGraph::check_last_row() const {
+  const long t = graph_.timesteps() - 1;
+  const long first = std::max(first_, graph_.offset(t)), end = std::min(end_, graph_.offset(t) + graph_.width(t));
+  for (long i = first; i < end; ++i) graph_.check_unread_output(t, i, buffers_.output(t, i), buffers_.output_bytes());
+}
 
 void RankGraph::post(const StepPlan& plan) {
   const int bytes = static_cast<int>(buffers_.output_bytes());  // Session caps it at INT_MAX

@@ -35,6 +35,8 @@ class RankGraph {
   void wait_receives();
   // A step's sends must finish before the next step's tasks overwrite the field they read.
   void wait_sends();
+  // After the run: this rank's outputs of the last timestep, to the core's check.
+  void check_last_row() const;
 
   // Runs one task of the step's plan; only touches the task's own output and scratch, so the
   // tasks of a step may run concurrently.
@@ -50,6 +52,7 @@ class RankGraph {
  private:
   taskbench::TaskGraph graph_;
   Layout layout_;
+  long first_, end_;  // this rank's columns
   MPI_Comm comm_ = MPI_COMM_NULL;
   RankBuffers buffers_;
   GraphPlans plans_;
@@ -62,5 +65,9 @@ class RankGraph {
 // (each holds a communicator): declare the vector after the Session.
 std::vector<std::unique_ptr<RankGraph>> make_rank_graphs(
     const std::vector<taskbench::TaskGraph>& graphs, int rank, int ranks);
+
+inline void check_last_rows(const std::vector<std::unique_ptr<RankGraph>>& graphs) {
+  for (const auto& g : graphs) g->check_last_row();
+}
 
 }  // namespace taskbench_mpi

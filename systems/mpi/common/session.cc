@@ -81,11 +81,17 @@ void Session::fail(const char* format, ...) const {
 }
 
 void Session::report(double elapsed) const {
-  std::vector<long long> local, total(app_.graphs().size(), 0);
-  for (const taskbench::TaskGraph& g : app_.graphs()) local.push_back(app_.local_executed(g.index()));
+  // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction.
+  const size_t n = app_.graphs().size();
+  std::vector<long long> local(2 * n), total(2 * n, 0);
+  for (const taskbench::TaskGraph& g : app_.graphs()) {
+    local[g.index()] = app_.local_executed(g.index());
+    local[n + g.index()] = app_.local_last_row_checked(g.index());
+  }
   MPI_Reduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, 0,
              MPI_COMM_WORLD);
-  app_.report(elapsed, total);
+  app_.report(elapsed, std::vector<long long>(total.begin(), total.begin() + n),
+              std::vector<long long>(total.begin() + n, total.end()));
 }
 
 }  // namespace taskbench_mpi

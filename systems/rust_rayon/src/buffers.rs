@@ -84,6 +84,18 @@ impl GraphBuffers {
         unsafe { self.outputs_base.add(slot * self.stride) }
     }
 
+    /// After the run: every output of the last timestep, to the core's check.
+    pub fn check_last_row(&self) {
+        let t = self.timesteps() - 1;
+        for i in self.row(t) {
+            // SAFETY: output(t, i) holds output_bytes_per_task bytes of this graph's buffers.
+            unsafe {
+                core_api::task_graph_check_unread_output(self.graph, t as _, i as _, self.output(t, i) as *const c_char,
+                                                         self.graph.output_bytes_per_task);
+            }
+        }
+    }
+
     /// Runs task (t, i): gathers pointers to its inputs in row t-1 and calls the core.
     pub fn run(&self, t: i64, i: i64) {
         let g = self.graph;

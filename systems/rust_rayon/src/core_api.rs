@@ -85,6 +85,8 @@ extern "C" {
                                             output_ptr: *mut c_char, output_bytes: usize,
                                             input_ptr: *const *const c_char, input_bytes: *const usize,
                                             n_inputs: usize, scratch_ptr: *mut c_char, scratch_bytes: usize);
+    pub fn task_graph_check_unread_output(graph: TaskGraph, timestep: c_long, point: c_long,
+                                          output_ptr: *const c_char, output_bytes: usize);
     pub fn task_graph_prepare_scratch(scratch_ptr: *mut c_char, scratch_bytes: usize);
 
     pub fn taskbench_wall_time() -> f64;

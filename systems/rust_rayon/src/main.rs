@@ -58,7 +58,9 @@ fn main() {
         let dataflow = Dataflow::new(&buffers);
         let start = wall_time();
         pool.install(|| dataflow.run());
-        app.report(wall_time() - start);
+        let elapsed = wall_time() - start;
+        buffers.iter().for_each(GraphBuffers::check_last_row);
+        app.report(elapsed);
         return;
     }
     let start = wall_time();
@@ -74,5 +76,7 @@ fn main() {
             });
         }
     });
-    app.report(wall_time() - start);
+    let elapsed = wall_time() - start;
+    buffers.iter().for_each(GraphBuffers::check_last_row);
+    app.report(elapsed);
 }

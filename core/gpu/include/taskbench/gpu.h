@@ -51,6 +51,7 @@ class DeviceBuffers {
   DeviceBuffers(DeviceBuffers&& other) noexcept;
 
   char* output(long t, long i) const { return outputs_ + ((t % rows_) * width_ + i) * stride_; }
+  size_t stride() const { return stride_; }
   char* scratch(long i) const { return scratch_ == nullptr ? nullptr : scratch_ + i * scratch_stride_; }
   long rows() const { return rows_; }
 
@@ -92,12 +93,21 @@ class TaskLauncher {
   unsigned long long* executed_ = nullptr;  // device counter
 };
 
-// TASKBENCH_FAULT=kill:GRAPH,T,I: a GPU task cannot end its process, so the process that issues
-// it does, before launching rows [first_row, end_row) of `graph`. (corrupt and hang act on the
-// device: the task corrupts its output, or never finishes.)
+// Call before issuing rows [first_row, end_row) of `graph`. A check that failed on the device
+// since ends the process here, with its line and exit status 3: the run stops at its first
+// failed check, not at the next synchronize (the tasks still queued end at once on the device).
+// And TASKBENCH_FAULT=kill:GRAPH,T,I: a GPU task cannot end its process, so the process that
+// issues it does, before launching its rows. (corrupt and hang act on the device: the task
+// corrupts its output, or never finishes.)
 // An MPI rank passes its columns [first_column, end_column): only the owner of the point acts.
-void fault_before_rows(long graph, long first_row, long end_row, long first_column = 0,
-                       long end_column = 1L << 62);
+void before_rows(long graph, long first_row, long end_row, long first_column = 0,
+                 long end_column = 1L << 62);
+
+// After the run: synchronizes, copies the outputs of the graph's last timestep in columns
+// [first_column, end_column) to the host and hands each to the core's check
+// (TaskGraph::check_unread_output), which the report requires.
+void check_last_row(const TaskGraph& g, const DeviceBuffers& buffers, long first_column = 0,
+                    long end_column = 1L << 62);
 
 // Synchronizes the device, then ends the process with the core's line (exit 3) if a task's check
 // failed, else reports the run with the tasks the launchers counted.
