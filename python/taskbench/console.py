@@ -257,7 +257,9 @@ class Console:
 
     def _print_err(self, text: str, style: str | None = None) -> None:
         if self._err:
-            self._err.print(text, style=style, markup=False)
+            # The style on the Text, not on print(): rich applies print's style to all it writes,
+            # a live progress bar's redraw below the line included.
+            self._err.print(Text(text, style=style or ""))
         else:
             print(text, file=sys.stderr)
 

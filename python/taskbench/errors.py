@@ -8,7 +8,8 @@ Exit codes (documented in docs/harness.md; scripts rely on them):
   4  environment: nothing built, system not available here, database unusable (damaged, or
      read-only for a command that writes), a campaign another process is running
   5  `metg --strict`: measured, but a METG is unreliable (repetitions disagree, or other
-     processes disturbed the runs); everything is stored, marked so
+     processes disturbed the runs); everything is stored, marked so. `compare` and `predict`:
+     a conclusion was not drawn from an unreliable METG (`--allow-unreliable` draws it)
   130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues (an interrupted
      `taskbench run` stores nothing: its one run did not finish)
 """

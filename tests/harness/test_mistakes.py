@@ -188,6 +188,28 @@ def test_readers_open_the_store_read_only_and_see_an_earlier_schemas_columns(tmp
     assert not (tmp_path / "missing.db").exists()
 
 
+def test_a_reader_of_a_wal_store_leaves_no_journal_files_behind(tmp_path):
+    """SQLite leaves the -wal and -shm files a read-only connection made; the store removes them
+    when it is the store's last user, and leaves them to a writer that still has it open."""
+    path = tmp_path / "w.db"
+    Store(path).close()  # a writer: WAL, its journal removed as it closes
+    journal = [tmp_path / "w.db-wal", tmp_path / "w.db-shm"]
+    assert not any(f.exists() for f in journal)
+    reader = Store(path, read_only=True)
+    assert reader.campaigns() == [] and all(f.exists() for f in journal)
+    reader.close()
+    assert not any(f.exists() for f in journal)
+    writer = Store(path)
+    writer.create_campaign("c", "run", {}, {}, "m", None, {})
+    reader = Store(path, read_only=True)
+    assert [c["name"] for c in reader.campaigns()] == ["c"]
+    reader.close()
+    assert all(f.exists() for f in journal)  # the writer's: left alone
+    writer.create_campaign("d", "run", {}, {}, "m", None, {})
+    writer.close()
+    assert not any(f.exists() for f in journal)
+
+
 @pytest.fixture
 def unwritable(tmp_path):
     """Makes a file or folder unwritable in a way that holds for root too: the immutable

@@ -20,6 +20,7 @@ from rich.console import Console as RichConsole
 from harness_helpers import REPO
 from taskbench.commands import compare, run
 from taskbench.console import Console, Fit, cut_to, plan
+from taskbench.measure.metg import MetgSummary, MetgValue
 from taskbench.registry import Registry
 from taskbench.registry.install_hint import install_hint
 from taskbench.registry.locations import Layout
@@ -56,10 +57,10 @@ def words_of(*texts) -> set[str]:
 # -- the tables of report/tables.py ---------------------------------------------------------------
 
 def _curve(name, cores, median, unreliable=(), warnings=(), failures=()):
-    summary = SimpleNamespace(median=median, low=median and median * 0.9, high=median and median * 1.3,
-                              spread=0.123, found=3 if median else 0, values=[median] * 3,
-                              unreliable=list(unreliable), warnings=list(unreliable) + list(warnings),
-                              text_status="no METG (never reaches 50% (best 31%))")
+    value = MetgValue(median, "found") if median else MetgValue(None, "none", "never reaches 50% (best 31%)")
+    summary = MetgSummary([value] * 3, median=median, low=median and median * 0.9, high=median and median * 1.3,
+                          spread=0.123, found=3 if median else 0, unreliable=list(unreliable),
+                          warnings=list(unreliable) + list(warnings))
     point = SimpleNamespace(efficiency=0.87, ok=True)
     return SimpleNamespace(system=name, summary=summary, reps={0: [point]}, cores=cores, cores_text=str(cores),
                            peak=1.23e11,
@@ -125,7 +126,7 @@ def test_failures_and_breakdown_tables_fit(analysis, width):
 def test_compare_leaves_the_graphs_to_the_title(analysis, width):
     other = SimpleNamespace(**{**vars(analysis), "name": "metg-stencil_1d-compute_bound-20240102-120000"})
     columns = ["system", "A pattern/kernel", "B pattern/kernel", "METG(50%) A", "METG(50%) B", "B/A"]
-    rows = compare.compare_rows(analysis, other)
+    rows, _ = compare.compare_rows(analysis, other)
     text = render("compare", columns, rows, compare.compare_fit(0.5), width)
     assert "stencil_1d/compute_bound" not in text and "METG A" in text
     assert_fits(text, width, words_of("system", "METG", "B/A", *(c for row in rows for c in row[3:])))
@@ -311,8 +312,14 @@ def test_campaigns_table_hides_low_value_columns_when_narrow(fake_registry, tmp_
     assert re.search(r"^\[1\] +serial, openmp_task_prio_llvm, python_futures_processes", out, re.M)
     code, out, err = piped(args, _env(fake_registry, COLUMNS="80"), tmp_path)
     assert out.splitlines()[0].split("\t") == ["campaign", "kind", "status", "created", "systems", "what",
-                                               "runs", "failed"]
+                                               "runs", "failed", "METG"]
     assert out.splitlines()[1].split("\t")[4] == "serial, openmp_task_prio_llvm, python_futures_processes"
+    # The METGs it published, an unreliable one marked as `metg` marks it.
+    store.set_campaign_results(name, {"systems": {"serial": {"metg_seconds": 9.5e-8, "reliable": True},
+                                         "openmp_task_prio_llvm": {"metg_seconds": 1.234e-5, "reliable": False}}})
+    store.db.commit()
+    code, out, err = piped(args, _env(fake_registry, COLUMNS="80"), tmp_path)
+    assert out.splitlines()[1].split("\t")[8] == "serial 95 ns, openmp_task_prio_llvm 12.3 µs (unreliable)"
 
 
 def test_quiet_keeps_raw_numbers(analysis):
@@ -367,3 +374,45 @@ def test_missing_module_reason_names_the_script_of_its_group(tmp_path):
     assert registry.get("little").reason == (
         f"Python module(s) tb_other_missing not installed for {sys.executable} "
         "(scripts/install-deps.sh, or pip install 'tb_other_missing>=2')")
+
+
+BAR_SCRIPT = """
+import time
+from taskbench.console import Console
+console = Console()
+with console.progress("sweep") as bar:
+    bar.add(4)
+    for k in range(4):
+        bar.advance(f"serial -iter {k}")
+        if k == 1:
+            console.note("a note while the bar is live")
+            console.warn("a warning while the bar is live")
+        time.sleep(0.05)
+"""
+
+
+def test_a_note_printed_while_the_progress_bar_is_live_leaves_no_fragment():
+    """Each note clears the bar's line first and the bar is drawn again below it, in its own
+    colours: a style given for the note once leaked into that redraw (the bar came back yellow)."""
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "COLUMNS": "80"}
+    proc = subprocess.Popen([sys.executable, "-c", BAR_SCRIPT], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    raw = b"".join(chunks).decode()
+    for note in ("a note while the bar is live", "warning: a warning while the bar is live"):
+        before = raw[:raw.index(note)]
+        assert before.rstrip("\x1b[0123456789;m").endswith("\r\x1b[2K"), repr(before[-80:])
+    after = raw[raw.index("a warning while the bar is live"):]
+    assert "\x1b[33msweep" not in after and "sweep serial -iter" in after

@@ -1,10 +1,13 @@
-"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern."""
+"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern.
+
+A METG that its campaign marked unreliable keeps its mark here, and no B/A ratio is drawn from it
+(one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable."""
 
 from __future__ import annotations
 
 from taskbench import units
 from taskbench.console import Fit
-from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
 from taskbench.report.tables import metg_label
 
@@ -13,6 +16,8 @@ def add_parser(subparsers, common):
     p = subparsers.add_parser("compare", parents=[common], help="compare the METGs of two campaigns")
     p.add_argument("a", help="campaign name (the baseline)")
     p.add_argument("b", help="campaign name")
+    p.add_argument("--allow-unreliable", action="store_true",
+                   help="draw the B/A ratio from METGs their campaign marked unreliable too (marked so)")
     return p
 
 
@@ -23,18 +28,33 @@ def compare_fit(threshold: float) -> Fit:
                tsv_only=("A pattern/kernel", "B pattern/kernel"))
 
 
-def compare_rows(a, b) -> list[list]:
-    rows = []
+def _cell(curve, absent: str) -> str:
+    if curve is None:
+        return absent
+    s = curve.summary
+    return (units.seconds(s.median) if s.median else "no METG") + s.mark
+
+
+def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list[str]]:
+    """(rows, refusals): a refusal is the line of a ratio not drawn from an unreliable METG."""
+    rows, refusals = [], []
     names = list(dict.fromkeys([*a.curves, *b.curves]))
     for name in names:
         ca, cb = a.curves.get(name), b.curves.get(name)
         ma = ca.summary.median if ca else None
         mb = cb.summary.median if cb else None
         ratio = f"{mb / ma:.2f}x" if ma and mb else "—"
+        if ma and mb:
+            unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
+                      if c.summary.unreliable]
+            if unsure and allow_unreliable:
+                ratio += unsure[0][0].summary.mark
+            elif unsure:
+                ratio = "unreliable"
+                refusals += [c.summary.refusal(name, which, "B/A ratio") for c, which in unsure]
         rows.append([name, f"{a.params.pattern}/{a.params.kernel}", f"{b.params.pattern}/{b.params.kernel}",
-                     units.seconds(ma) if ma else ("no METG" if ca else "not in A"),
-                     units.seconds(mb) if mb else ("no METG" if cb else "not in B"), ratio])
-    return rows
+                     _cell(ca, "not in A"), _cell(cb, "not in B"), ratio])
+    return rows, refusals
 
 
 def main(args, ctx) -> int:
@@ -45,9 +65,12 @@ def main(args, ctx) -> int:
             raise UserError(f"campaign '{c.name}' is a {c.campaign['kind']} campaign, not metg", EXIT_USAGE)
     label = metg_label(a.params.threshold)
     columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A"]
+    rows, refusals = compare_rows(a, b, args.allow_unreliable)
     ctx.console.table(f"{label}: {a.name} (A, {a.params.pattern}/{a.params.kernel}) vs {b.name} "
-                      f"(B, {b.params.pattern}/{b.params.kernel})", columns, compare_rows(a, b),
+                      f"(B, {b.params.pattern}/{b.params.kernel})", columns, rows,
                       compare_fit(a.params.threshold))
     if a.params.threshold != b.params.threshold:
         ctx.console.warn("the campaigns use different thresholds")
-    return EXIT_OK
+    for line in refusals:
+        ctx.console.warn(line)
+    return EXIT_UNRELIABLE if refusals else EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from taskbench import provenance, units
 from taskbench.console import Fit
-from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
 from taskbench.measure.predict import Application, predict
 
@@ -24,6 +24,8 @@ def add_parser(subparsers, common):
                    help="METG(50%%): one value for every node count, or one per node count (repeatable)")
     p.add_argument("--system", help="take the METG from this system's latest stored metg campaign")
     p.add_argument("--campaign", help="with --system: this metg campaign instead of the latest")
+    p.add_argument("--allow-unreliable", action="store_true",
+                   help="with --system: predict from a METG its campaign marked unreliable too")
     p.add_argument("--work", type=float, required=True,
                    help="the application's total work in core-seconds (one-node time x cores per node)")
     tasks = p.add_mutually_exclusive_group(required=True)
@@ -53,7 +55,7 @@ def _node_count(text: str, what: str) -> int:
     return int(value)
 
 
-def _stored_metg(ctx, system: str, campaign: str | None) -> float:
+def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool) -> float:
     ctx.read_only = True
     store = ctx.store
     if campaign is None:
@@ -68,7 +70,13 @@ def _stored_metg(ctx, system: str, campaign: str | None) -> float:
         raise UserError(f"campaign '{campaign}' did not measure '{system}'", EXIT_USAGE)
     if curve.summary.median is None:
         raise UserError(f"{system} has no METG in campaign '{campaign}': {curve.summary.text_status}", EXIT_USAGE)
-    ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.median)} "
+    if curve.summary.unreliable and not allow_unreliable:
+        raise UserError(curve.summary.refusal(system, f"in campaign '{campaign}'", "prediction"), EXIT_UNRELIABLE)
+    if curve.summary.unreliable:
+        ctx.console.warn(f"{system}'s METG in campaign '{campaign}' is unreliable "
+                         f"({'; '.join(curve.summary.unreliable)}): so is this prediction")
+    ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.median)}"
+                     f"{curve.summary.mark} "
                      f"(campaign {campaign}, {units.count(analysis.nodes, 'node')}); METG rises with node count, "
                      "give --metg NODES=SECONDS for larger machines")
     return curve.summary.median
@@ -79,7 +87,7 @@ def _metg_by_nodes(args, ctx) -> dict[int, float]:
         raise UserError("give the METG: --metg SECONDS (or NODES=SECONDS ...), or --system NAME", EXIT_USAGE)
     nodes = [_node_count(n, "--nodes") for n in (args.nodes or DEFAULT_NODES).split(",")]
     if args.system:
-        metg = _stored_metg(ctx, args.system, args.campaign)
+        metg = _stored_metg(ctx, args.system, args.campaign, args.allow_unreliable)
         return {n: metg for n in nodes}
     per_node = [m for m in args.metg if "=" in m]
     if per_node and len(per_node) != len(args.metg):

@@ -35,6 +35,8 @@ def add_parser(subparsers, common):
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue a study campaign (default: the latest unfinished one of NAME)")
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    p.add_argument("--allow-unreliable", action="store_true",
+                   help="draw the findings' ratios from METGs their sweep marked unreliable too (marked so)")
     return p
 
 
@@ -139,6 +141,9 @@ def main(args, ctx) -> int:
         raise UserError(f"interrupted: {stored} runs stored; re-run the same command "
                         f"or `taskbench study {study.name} --resume {name}` to continue", 130)
     result = results.load(ctx.store, name)
+    metg_result = result if study.kind == "metg" else getattr(result, "metg", None)
+    if metg_result is not None:
+        metg_result.allow_unreliable = args.allow_unreliable
     background = background_load(result.runs)
     noise = f", background load {background:.2f} cores" if background is not None else ""
     ctx.console.table(f"{name}: {study.title}{noise}", *study.table(result))

@@ -82,6 +82,9 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     return MetgValue(value, "found", disturbed=disturbed)
 
 
+UNRELIABLE_MARK = " (unreliable)"
+
+
 @dataclass
 class MetgSummary:
     values: list[MetgValue]
@@ -96,6 +99,16 @@ class MetgSummary:
     @property
     def reliable(self) -> bool:
         return not self.unreliable
+
+    @property
+    def mark(self) -> str:
+        """What follows an unreliable figure wherever it is shown: " (unreliable)", else ""."""
+        return UNRELIABLE_MARK if self.unreliable else ""
+
+    def refusal(self, system: str, where: str, conclusion: str) -> str:
+        """The one line in place of a conclusion not drawn from this unreliable METG."""
+        return (f"{system}: no {conclusion}: its METG {where} is unreliable ({'; '.join(self.unreliable)}); "
+                "--allow-unreliable draws it anyway")
 
     @property
     def text_status(self) -> str:

@@ -32,6 +32,8 @@ from taskbench.plots.colors import color_for, text_color_for  # noqa: E402
 _MARKERS = "osD^v<>pPX*h"
 # Text that annotates rather than names a system (the peak line's label): 6:1 on white.
 NOTE_GREY = "#5f5f5f"
+# An unreliable METG's label and ring: the report's .unreliable red.
+UNRELIABLE_COLOR = "#b00020"
 
 
 def style(i: int) -> dict:
@@ -60,6 +62,19 @@ def legend_below(fig, axes, fontsize: int = 7) -> None:
     fig.set_figheight(fig.get_figheight() + rows * fontsize * 1.5 / 72)
     fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=columns,
                fontsize=fontsize, frameon=False)
+
+
+def ring_unreliable(ax, xs, ys) -> None:
+    """A red ring around each point whose METG is unreliable (the tables' mark, on a figure), and
+    its legend entry once per axes."""
+    if not len(xs):
+        return
+    ring = {"linestyle": "none", "marker": "o", "markersize": 11, "markerfacecolor": "none",
+            "markeredgecolor": UNRELIABLE_COLOR}
+    ax.plot(xs, ys, **ring)
+    if not getattr(ax, "_taskbench_unreliable_legend", False):
+        ax.plot([], [], label="unreliable METG", **ring)
+        ax._taskbench_unreliable_legend = True
 
 
 def log_axis(ax, axis: str, label: str, unit: str) -> None:
@@ -166,7 +181,8 @@ def efficiency_vs_granularity(analysis) -> Figure | None:
 
 
 def metg_bars(analysis) -> Figure | None:
-    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range."""
+    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range.
+    An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it."""
     p = analysis.params
     curves = sorted(analysis.curves.values(),
                     key=lambda c: (c.summary.median is None, c.summary.median or 0, c.system))
@@ -180,10 +196,13 @@ def metg_bars(analysis) -> Figure | None:
         if s.median is None:
             ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
             continue
-        ax.barh(y, s.median - floor, left=floor, color=color_for(c.system), height=0.6)
+        unsure = bool(s.unreliable)
+        ax.barh(y, s.median - floor, left=floor, color=color_for(c.system), height=0.6,
+                alpha=0.35 if unsure else 1.0, hatch="//" if unsure else None, edgecolor="black" if unsure else None)
         ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
                     capsize=3, linewidth=0.9)
-        ax.text(s.high * 1.08, y, units.seconds(s.median), va="center", fontsize=8)
+        ax.text(s.high * 1.08, y, units.seconds(s.median) + s.mark, va="center", fontsize=8,
+                color=UNRELIABLE_COLOR if unsure else "black")
     ax.set_yticks(range(len(curves)))
     ax.set_yticklabels([c.system for c in curves])
     log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
@@ -195,15 +214,15 @@ def metg_bars(analysis) -> Figure | None:
     return fig
 
 
-def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, float]]]:
-    """system -> x -> (median, low, high); the latest campaign wins at equal x."""
+def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, float, bool]]]:
+    """system -> x -> (median, low, high, unreliable); the latest campaign wins at equal x."""
     series: dict[str, dict] = defaultdict(dict)
     for a in analyses:
         x = x_of(a)
         for name, curve in a.curves.items():
             s = curve.summary
             if s and s.median is not None and x is not None:
-                series[name][x] = (s.median, s.low, s.high)
+                series[name][x] = (s.median, s.low, s.high, bool(s.unreliable))
     return series
 
 
@@ -215,6 +234,8 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure:
         med = [points[x][0] for x in xs]
         err = [[points[x][0] - points[x][1] for x in xs], [points[x][2] - points[x][0] for x in xs]]
         ax.errorbar(xs, med, yerr=err, label=name, capsize=2, color=color_for(name), **style(i))
+        unsure = [x for x in xs if points[x][3]]
+        ring_unreliable(ax, unsure, [points[x][0] for x in unsure])
     log_axis(ax, "y", f"METG({threshold:.0%})", "s")
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)

@@ -44,7 +44,7 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
         else:
             rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.median is not None else "—"
             metg = units.seconds(s.median) if s.median is not None else "no METG"
-            rows.append([name, curve.cores_text, metg + (" (unreliable)" if s.unreliable else ""),
+            rows.append([name, curve.cores_text, metg + s.mark,
                          rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
                          units.percent(best), units.rate(curve.peak, unit(p.kernel)),
                          len(curve.failures), "; ".join(notes)])
@@ -72,7 +72,7 @@ def floor_line(analysis) -> str | None:
         return None
     bound = found["metg_lower_bound_seconds"]
     # A one-core system exchanges nothing: the floor is not its bound.
-    ratios = [f"{name} {curve.summary.median / bound:.1f}x" for name, curve in cpu_curves.items()
+    ratios = [f"{name} {curve.summary.median / bound:.1f}x{curve.summary.mark}" for name, curve in cpu_curves.items()
               if curve.summary is not None and curve.summary.median is not None and (curve.cores or 1) > 1]
     return (f"no-runtime floor: METG(50%) {units.seconds(bound)} at width {found['width']} "
             f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row)"

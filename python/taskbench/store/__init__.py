@@ -225,6 +225,26 @@ class Store:
         for name in list(self._claims):
             self._release(name)
         self.db.close()
+        if self.read_only and self._journal_left_behind():
+            self._tidy_journal()
+
+    def _journal_left_behind(self) -> bool:
+        """A read-only connection to a WAL store makes its -wal and -shm files and leaves them,
+        empty, when it closes: only a connection that may write removes them."""
+        wal = Path(f"{self.path}-wal")
+        return (wal.exists() and wal.stat().st_size == 0 and os.access(self.path, os.W_OK)
+                and os.access(self.path.parent, os.W_OK))
+
+    def _tidy_journal(self) -> None:
+        """Opens and closes a writing connection, which removes the empty journal files as the
+        store's last connection; while another process has the store open SQLite keeps them (it
+        removes them only under its exclusive lock), so a running campaign is never disturbed."""
+        try:
+            db = sqlite3.connect(str(self.path), timeout=0.1, isolation_level=None)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL, to close it
+            db.close()
+        except sqlite3.Error:
+            pass  # busy or unwritable after all: the files stay, as SQLite left them
 
     # -- who executes a campaign ------------------------------------------------------------
     def claim(self, name: str) -> None:

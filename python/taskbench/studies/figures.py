@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
-from taskbench.plots import legend_below, log_axis, new_figure, style  # noqa: E402
+from taskbench.plots import legend_below, log_axis, new_figure, ring_unreliable, style  # noqa: E402
 from taskbench.plots.colors import color_for  # noqa: E402
 
 
@@ -88,6 +88,8 @@ def metg_vs_parameter(result, study) -> Figure | None:
         # Patterns are categories: a line between two of them would suggest values in between.
         line = {"linestyle": "none"} if study.categorical else {}
         ax.errorbar(xs, med, yerr=err, label=system, capsize=2, color=color_for(system), **{**style(i), **line})
+        unsure = [(x, c.seconds) for x, (_, c) in zip(xs, points) if c.unreliable]
+        ring_unreliable(ax, [x for x, _ in unsure], [y for _, y in unsure])
         drawn = True
     if not drawn:
         return None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from taskbench import units
 from taskbench.measure.analysis import CampaignAnalysis, analyze
+from taskbench.measure.metg import UNRELIABLE_MARK
 
 
 @dataclass
@@ -17,11 +18,21 @@ class MetgCell:
     why_not: str = ""
     unreliable: str = ""  # why the figure is noise rather than a result (metg.summarize); "" if it is one
 
+    @property
+    def mark(self) -> str:
+        return UNRELIABLE_MARK if self.unreliable else ""
+
+    def refusal(self, system: str, where: str, conclusion: str) -> str:
+        """The line in place of a conclusion not drawn from this unreliable METG."""
+        return (f"{system}: no {conclusion}: its METG {where} is unreliable ({self.unreliable}); "
+                "--allow-unreliable draws it anyway")
+
 
 @dataclass
 class MetgStudyResult:
     campaign: dict
     analyses: dict[str, list[CampaignAnalysis]]  # sweep label -> its campaigns (light, heavy)
+    allow_unreliable: bool = False  # findings drawn from unreliable METGs too (study --allow-unreliable)
 
     @property
     def name(self) -> str:
@@ -93,8 +104,8 @@ def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list
         if system in result.unavailable:
             rows.append([system, cells[0].why_not] + [""] * (len(values) - 1))
             continue
-        rows.append([system] + [(units.seconds(c.seconds) if c.seconds is not None else c.why_not)
-                                + (" (unreliable)" if c.unreliable else "") for c in cells])
+        rows.append([system] + [(units.seconds(c.seconds) if c.seconds is not None else c.why_not) + c.mark
+                                for c in cells])
     return columns, rows
 
 
@@ -105,7 +116,8 @@ def series(result: MetgStudyResult, system: str) -> list[tuple[object, MetgCell]
 
 
 def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
-    """Per system, how much its METG grows from the first value to the last (both measured)."""
+    """Per system, how much its METG grows from the first value to the last (both measured and
+    reliable, or with result.allow_unreliable marked so; else the line says why not)."""
     values = result.values()
     if len(values) < 2:
         return []
@@ -113,8 +125,12 @@ def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
     lines = []
     for system in result.systems:
         a, b = result.cell(system, first_label), result.cell(system, last_label)
-        if a.seconds and b.seconds:
-            noise = " (unreliable: the repetitions disagree)" if a.unreliable or b.unreliable else ""
-            lines.append(f"{system}: METG {units.seconds(a.seconds)} at {parameter} {first}, "
-                         f"{units.seconds(b.seconds)} at {last} ({b.seconds / a.seconds:.3g}x){noise}")
+        if not (a.seconds and b.seconds):
+            continue
+        unsure = [(c, f"at {parameter} {v}") for c, v in ((a, first), (b, last)) if c.unreliable]
+        if unsure and not result.allow_unreliable:
+            lines += [c.refusal(system, where, "ratio") for c, where in unsure]
+            continue
+        lines.append(f"{system}: METG {units.seconds(a.seconds)}{a.mark} at {parameter} {first}, "
+                     f"{units.seconds(b.seconds)}{b.mark} at {last} ({b.seconds / a.seconds:.3g}x)")
     return lines

@@ -136,7 +136,7 @@ def metg_rows(result: StudyResult, counts: list[int], blank: int) -> list[list]:
                 continue
             ratio = times_floor(m.seconds, floor_at(result, labels[c]))
             ratio = f" ({ratio} floor)" if ratio else ""
-            cells.append(units.seconds(m.seconds) + ratio + (" (unreliable)" if m.unreliable else ""))
+            cells.append(units.seconds(m.seconds) + ratio + m.mark)
         rows.append([METG_LABEL, "", system, *cells] + [""] * blank)
     floor = [_floor_cell(result, c, labels[c]) if c in labels else "not planned" for c in counts]
     return rows + [[METG_LABEL, "", FLOOR, *floor] + [""] * blank]
@@ -152,10 +152,14 @@ def metg_findings(result: StudyResult) -> list[str]:
         parts = []
         for system in result.systems:
             m = result.metg.cell(system, label)
-            if m.seconds is not None:
-                ratio = times_floor(m.seconds, found)
-                ratio = f", {ratio} the floor" if ratio else ""
-                parts.append(f"{system} {units.seconds(m.seconds)}{ratio}")
+            if m.seconds is None:
+                continue
+            if m.unreliable and not result.metg.allow_unreliable:  # shown, but no ratio drawn from it
+                parts.append(f"{system} {units.seconds(m.seconds)}{m.mark}: {m.unreliable}")
+                continue
+            ratio = times_floor(m.seconds, found)
+            ratio = f", {ratio} the floor" if ratio else ""
+            parts.append(f"{system} {units.seconds(m.seconds)}{m.mark}{ratio}")
         if found:
             floor = (f"floor {units.seconds(found['metg_lower_bound_seconds'])} ({found['workers']} pinned "
                      f"threads, {found['no_runtime_row_ns']:.0f} ns per row)")

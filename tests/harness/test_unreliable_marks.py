@@ -1,0 +1,88 @@
+"""A METG its campaign marked unreliable is marked wherever it is shown (tables, campaigns, figures)
+and no conclusion is drawn from it (compare's ratio, a prediction, a study's findings) unless
+--allow-unreliable: synthetic campaigns, no executables."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from taskbench import plots
+from taskbench.commands import compare, predict
+from taskbench.errors import EXIT_UNRELIABLE, UserError
+from taskbench.measure.metg import MetgSummary, MetgValue
+from taskbench.studies.metg_results import MetgCell, ratio_findings
+
+DISAGREE = "repetitions disagree: spread 43% > 10%"
+
+
+def curve(name, median, unreliable=()):
+    summary = MetgSummary([MetgValue(median, "found")] * 3, median=median, low=median * 0.9, high=median * 1.2,
+                          spread=0.3, found=3, unreliable=list(unreliable), warnings=list(unreliable))
+    return SimpleNamespace(system=name, summary=summary)
+
+
+def campaign(name, **curves):
+    params = SimpleNamespace(pattern="stencil_1d", kernel="compute_bound", threshold=0.5, reps=3)
+    return SimpleNamespace(name=name, params=params, curves=curves)
+
+
+A = campaign("a", native=curve("native", 1e-6), openmp_for=curve("openmp_for", 2e-6))
+B = campaign("b", native=curve("native", 3e-6, [DISAGREE]), openmp_for=curve("openmp_for", 4e-6))
+
+
+def test_compare_draws_no_ratio_from_an_unreliable_metg_and_says_which_and_why():
+    rows, refusals = compare.compare_rows(A, B)
+    by_system = {row[0]: row for row in rows}
+    assert by_system["native"][4] == "3 µs (unreliable)" and by_system["native"][5] == "unreliable"
+    assert by_system["openmp_for"][5] == "2.00x"
+    assert refusals == [f"native: no B/A ratio: its METG in B (b) is unreliable ({DISAGREE}); "
+                        "--allow-unreliable draws it anyway"]
+    rows, refusals = compare.compare_rows(A, B, allow_unreliable=True)
+    assert {row[0]: row[5] for row in rows}["native"] == "3.00x (unreliable)" and refusals == []
+
+
+def test_predict_refuses_an_unreliable_stored_metg(monkeypatch):
+    store = SimpleNamespace(campaigns=lambda kind: [{"name": "b", "params": {"systems": ["native"]}}])
+    ctx = SimpleNamespace(store=store, read_only=False,
+                          console=SimpleNamespace(note=lambda *_: None, warn=lambda *_: None))
+    analysis = SimpleNamespace(curves=B.curves, params=B.params, nodes=1)
+    monkeypatch.setattr(predict, "analyze", lambda _store, _name: analysis)
+    with pytest.raises(UserError) as refused:
+        predict._stored_metg(ctx, "native", None, allow_unreliable=False)
+    assert refused.value.exit_code == EXIT_UNRELIABLE
+    assert str(refused.value) == (f"native: no prediction: its METG in campaign 'b' is unreliable ({DISAGREE}); "
+                                  "--allow-unreliable draws it anyway")
+    assert predict._stored_metg(ctx, "native", None, allow_unreliable=True) == 3e-6
+    assert predict._stored_metg(ctx, "openmp_for", "b", allow_unreliable=False) == 4e-6
+
+
+class Study:
+    """A METG study of two values with what metg_results.ratio_findings reads."""
+
+    def __init__(self, cells, allow_unreliable=False):
+        self.cells, self.allow_unreliable, self.systems = cells, allow_unreliable, list(cells)
+
+    def values(self):
+        return [(64, "w64"), (1024, "w1024")]
+
+    def cell(self, system, label):
+        return self.cells[system][label]
+
+
+def test_a_study_finding_is_not_drawn_from_an_unreliable_metg():
+    cells = {"native": {"w64": MetgCell(1e-6), "w1024": MetgCell(4e-6, unreliable=DISAGREE)},
+             "openmp_for": {"w64": MetgCell(2e-6), "w1024": MetgCell(3e-6)}}
+    assert ratio_findings(Study(cells), "bytes") == [
+        f"native: no ratio: its METG at bytes 1024 is unreliable ({DISAGREE}); --allow-unreliable draws it anyway",
+        "openmp_for: METG 2 µs at bytes 64, 3 µs at 1024 (1.5x)"]
+    assert ratio_findings(Study(cells, allow_unreliable=True), "bytes")[0] == (
+        "native: METG 1 µs at bytes 64, 4 µs (unreliable) at 1024 (4x)")
+
+
+def test_the_metg_bars_mark_an_unreliable_metg():
+    figure = plots.metg_bars(SimpleNamespace(params=B.params, curves=B.curves))
+    ax = figure.axes[0]
+    hatched = [bar for bar in ax.patches if bar.get_hatch()]
+    assert len(ax.patches) == 2 and len(hatched) == 1
+    labels = [t.get_text() for t in ax.texts]
+    assert "3 µs (unreliable)" in labels and "4 µs" in labels
