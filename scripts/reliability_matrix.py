@@ -3,7 +3,7 @@
 machine, measures what MPI launchers do with their ranks when they or the harness die
 (scripts/launcher_teardown.py), and writes docs/reliability.md.
 
-Usage: scripts/reliability_matrix.py [--build-dir build] [--out docs/reliability.md] [--reps 3]
+Usage: scripts/reliability_matrix.py [--build-dir build] [--out docs/reliability.md] [--reps 3] [--soak 20]
 Exit status 1 when some available system let a fault through (the page says which).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import subprocess
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -30,12 +31,12 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def run_matrix(registry: Registry, build_dir: str | None) -> list[tuple[object, list]]:
+def run_matrix(systems: list, build_dir: str | None) -> list[tuple[object, list]]:
     """[(system, [Verdict | None per fault])]; None where the system is not built here."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="taskbench-reliability-") as tmp:
         db = Path(tmp) / "faults.db"
-        for system in registry:
+        for system in systems:
             verdicts = []
             for fault in faults.FAULTS:
                 if not system.available:
@@ -59,7 +60,16 @@ def verdict_cell(system, verdict) -> str:
     return f"**NOT caught**: `{verdict.how()}`{seconds}: {'; '.join(problems)}"
 
 
-def page(rows, teardown, command: str, machine: dict, revision: str | None) -> str:
+def soak(kills: int) -> dict:
+    """bench/soak_resume.sh's account of a study SIGKILLed `kills` times and resumed (its lines)."""
+    if kills <= 0:
+        return {"kills": 0, "lines": [], "status": 0}
+    got = subprocess.run([str(REPO / "bench" / "soak_resume.sh"), str(kills)], capture_output=True, text=True,
+                         cwd=REPO)
+    return {"kills": kills, "lines": got.stdout.splitlines(), "status": got.returncode}
+
+
+def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: str | None) -> str:
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "# Reliability: injected faults and what the harness makes of them",
@@ -74,7 +84,9 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         f"`--ranks {faults.MPI_RANKS}`), judged on what the harness stored (status and reason, verbatim below) and on "
         "/proc: no process of the run may be alive when `taskbench run` returns. The faults, their "
         "injection and their verdicts are `python/taskbench/faults.py`, which "
-        "`tests/harness/test_fault_matrix.py` runs too.",
+        "`tests/harness/test_fault_matrix.py` runs too. Where this machine has no GPU, the GPU systems "
+        "run on the CUDA runtime stand-in (`build/tests/gpu-standin`, [gpu.md](gpu.md)), marked so: "
+        "their own host code, the core's GPU host code and the harness are what those rows test.",
         "",
         "| fault | graphs | `TASKBENCH_FAULT` | what it does | caught when the harness stored |",
         "|---|---|---|---|---|",
@@ -84,7 +96,8 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
     out += ["", "| system | " + " | ".join(f.name for f in faults.FAULTS) + " |",
             "|---|" + "---|" * len(faults.FAULTS)]
     for system, verdicts in rows:
-        out.append(f"| `{system.name}` | " + " | ".join(cell(verdict_cell(system, v)) for v in verdicts) + " |")
+        where = " (on the CUDA stand-in)" if system.standin else ""
+        out.append(f"| `{system.name}`{where} | " + " | ".join(cell(verdict_cell(system, v)) for v in verdicts) + " |")
     out += [
         "",
         "A hung run is stopped at the timeout: the harness SIGKILLs the run's process group and "
@@ -131,6 +144,22 @@ def page(rows, teardown, command: str, machine: dict, revision: str | None) -> s
         "(within 1 s), and that `--resume` then finishes with no run lost and none stored twice.",
         "",
     ]
+    if soaked["kills"]:
+        out += [
+            "## A long study, killed and resumed",
+            "",
+            f"`bench/soak_resume.sh {soaked['kills']}` runs a study once without interruption, then the same "
+            f"study SIGKILLed at {soaked['kills']} random moments (a uniform wait of up to twice its share of "
+            "the uninterrupted run's time, from the harness's start) and resumed after each, and compares "
+            "the two stores: the same runs, none stored twice, none stored half-done, none failed, and no "
+            "process of a killed harness left 5 s after its kill. Its account, verbatim"
+            + ("" if soaked["status"] == 0 else " (**it found a difference**)") + ":",
+            "",
+            "```",
+            *soaked["lines"],
+            "```",
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -139,19 +168,22 @@ def main() -> int:
     parser.add_argument("--build-dir")
     parser.add_argument("--out", default=str(REPO / "docs" / "reliability.md"))
     parser.add_argument("--reps", type=int, default=3, help="trials per launcher teardown case (3)")
+    parser.add_argument("--soak", type=int, default=20, help="kills of bench/soak_resume.sh (20; 0: no soak)")
     args = parser.parse_args()
     layout = find_layout(args.build_dir)
-    registry = Registry(layout)
-    rows = run_matrix(registry, args.build_dir)
+    rows = run_matrix(faults.on_the_standin(list(Registry(layout)), layout), args.build_dir)
     teardown = {"reps": args.reps, "results": launcher_teardown.measure(args.build_dir, args.reps)}
     command = "scripts/reliability_matrix.py" + (" " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "")
-    text = page(rows, teardown, command, provenance.machine(), provenance.git_revision(layout.source_root))
+    soaked = soak(args.soak)
+    text = page(rows, teardown, soaked, command, provenance.machine(), provenance.git_revision(layout.source_root))
     Path(args.out).write_text(text)
     print(f"wrote {args.out}", file=sys.stderr)
     missed = [(s.name, v.fault) for s, vs in rows for v in vs if v is not None and not v.caught]
     if missed:
         print(f"not caught: {missed}", file=sys.stderr)
-    return 1 if missed else 0
+    if soaked["status"]:
+        print("the soak found a difference (see the page)", file=sys.stderr)
+    return 1 if missed or soaked["status"] else 0
 
 
 if __name__ == "__main__":

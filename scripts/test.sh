@@ -12,18 +12,34 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 failed=()
+timings=()  # "SECONDS<TAB>STAGE" of every stage, for the summary
+started=$SECONDS
 stage() {
-  local name=$1
+  local name=$1 begin=$SECONDS status=passed
   shift
   echo "== $name"
   if ! "$@"; then
     failed+=("$name")
+    status=FAILED
     echo "!! failed: $name"
   fi
+  timings+=("$((SECONDS - begin))	$status	$name")
+  echo "== $name: $status in $(minutes $((SECONDS - begin)))"
+}
+minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+summary() {
+  echo "== stage times"
+  local line
+  for line in "${timings[@]}"; do
+    IFS=$'\t' read -r seconds status name <<<"$line"
+    printf '%14s  %-6s  %s\n' "$(minutes "$seconds")" "$status" "$name"
+  done
+  printf '%14s  %-6s  %s\n' "$(minutes $((SECONDS - started)))" "" "the whole test command"
 }
 
 # Nothing can be built or run without the packages.
-scripts/install-deps.sh || { echo "FAILED stage: install dependencies"; exit 1; }
+stage "install dependencies" scripts/install-deps.sh
+((${#failed[@]})) && { summary; echo "FAILED stage: install dependencies"; exit 1; }
 
 stage "build (release)" scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 stage "build (ASan+UBSan)" scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -94,6 +110,7 @@ large_engines() {
 }
 stage "large engines: Spark, TensorFlow, Legion and Realm (install, end-to-end, release)" large_engines
 
+summary
 if ((${#failed[@]})); then
   for name in "${failed[@]}"; do echo "FAILED stage: $name"; done
   exit 1

@@ -12,6 +12,7 @@ system's own data path: in the worker thread or MPI rank that runs the task, nev
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import sqlite3
@@ -187,9 +188,27 @@ def _environment(changes: dict[str, str]):
                 os.environ[key] = value
 
 
+def on_the_standin(systems: list, layout) -> list:
+    """The systems, each GPU entry that has no device here resolved again on the CUDA stand-in's
+    builds (build/tests/gpu-standin, registry/gpu.py) where the build made them: what the
+    harness does with a GPU system's failures is then tested on machines without a GPU too."""
+    from taskbench.registry import gpu, resolve
+    folder = layout.build_dir / "tests" / "gpu-standin" if layout.build_dir else None
+    if folder is None or not folder.is_dir() or not gpu.cuda_device_problem():
+        return systems
+    out = []
+    for system in systems:
+        if system.processor == "gpu" and not system.available:
+            with _environment({gpu.STANDIN_VARIABLE: str(folder)}):
+                system = resolve(dataclasses.replace(system), layout)
+        out.append(system)
+    return out
+
+
 def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verdict:
     """Runs `taskbench run SYSTEM` with the fault armed, in this process (the harness's own
-    CLI entry point), and judges what it stored and what it left running."""
+    CLI entry point), and judges what it stored and what it left running. A system on the CUDA
+    stand-in (on_the_standin) runs there."""
     from taskbench.cli import main  # the CLI pulls in everything; only needed here
 
     probe = leftovers.new_marker()
@@ -198,7 +217,11 @@ def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verd
     argv += ["run", "--timeout", f"{fault.timeout:g}", "--campaign", campaign, system.name, *fault.graph_flags]
     if system.is_mpi:
         argv += ["--ranks", str(MPI_RANKS)]  # the layout the tasks above are chosen for, on any machine
-    with _environment({"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}):
+    switches = {"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}
+    if getattr(system, "standin", False):
+        from taskbench.registry import gpu
+        switches[gpu.STANDIN_VARIABLE] = str(system.binary_path.parent)
+    with _environment(switches):
         with contextlib.redirect_stdout(io.StringIO()):
             code = main(argv)
     # At once: the harness has returned, so every process of the run must be gone already.

@@ -217,7 +217,8 @@ def test_broken_launch_is_caught(flavor):
 
 # ---- Two hosts: two network namespaces joined by a veth pair, Open MPI over TCP ----
 
-HOSTS = {"10.200.0.1": "a", "10.200.0.2": "b"}
+# Test hosts take addresses from 198.18.0.0/15 only (benchmarking, never routed).
+HOSTS = {"198.18.0.1": "a", "198.18.0.2": "b"}
 VETH = "tbveth0"  # the same name in both namespaces, so one btl_tcp_if_include fits both
 
 
@@ -230,7 +231,7 @@ def ip(*args, check=True):
 
 @pytest.fixture
 def two_hosts():
-    """Namespaces {prefix}a (10.200.0.1) and {prefix}b (10.200.0.2); removed afterwards."""
+    """Namespaces {prefix}a (198.18.0.1) and {prefix}b (198.18.0.2); removed afterwards."""
     if shutil.which("ip") is None:
         pytest.skip("no `ip` command (iproute2)")
     if os.geteuid() != 0:

@@ -74,6 +74,30 @@ def test_gpu_entry_is_available_where_the_probe_finds_a_device(layout, probe_say
     assert Registry(layout).get("gpumpi").reason.startswith("no openmpi launcher found on PATH")
 
 
+def test_on_the_cuda_standin_a_gpu_entry_runs_but_never_measures(layout, probe_says, monkeypatch, tmp_path):
+    """TASKBENCH_CUDA_STANDIN: the GPU entries run the stand-in's builds there, with no device (the
+    fault matrix on machines without a GPU), and the commands that measure refuse them."""
+    asked = probe_says(NO_DEVICE)
+    standin = tmp_path / "standin"
+    standin.mkdir()
+    (standin / "present").write_text("#!/bin/sh\n")
+    (standin / "present").chmod(0o755)
+    monkeypatch.setenv(gpu.STANDIN_VARIABLE, str(standin))
+    registry = Registry(layout)
+    s = registry.get("gpusys")
+    assert (s.available, s.standin, s.binary_path) == (True, True, standin / "present") and asked == []
+    assert "on the CUDA stand-in" in s.note and "never a figure" in s.note
+    assert registry.require_available("gpusys", figures=False) is s
+    with pytest.raises(UserError) as exc:
+        registry.require_available("gpusys")
+    assert "runs on the CUDA stand-in (TASKBENCH_CUDA_STANDIN is set), which measures nothing" in str(exc.value)
+    assert exc.value.exit_code == 4
+    cpu = registry.get("cpusys")
+    assert not cpu.standin and cpu.binary_path == layout.bin_dir / "present"
+    (standin / "present").unlink()
+    assert Registry(layout).get("gpusys").reason.startswith("no stand-in build (present not in ")
+
+
 def test_processor_other_than_cpu_or_gpu_is_a_bad_entry(tmp_path):
     path = tmp_path / "system.toml"
     path.write_text('[[system]]\nname = "odd"\nprocessor = "tpu"\n')

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Open MPI's remote agent (--mca plm_rsh_agent) for the two-host test: where mpirun would run
 # `ssh HOST COMMAND...`, this runs COMMAND inside the network namespace that plays HOST.
-# TASKBENCH_NETNS_HOSTS maps hosts to namespaces: "10.200.0.1=nsA 10.200.0.2=nsB".
+# TASKBENCH_NETNS_HOSTS maps hosts to namespaces: "198.18.0.1=nsA 198.18.0.2=nsB".
 # Like ssh, the command words are joined and handed to a shell.
 host=$1
 shift

@@ -85,7 +85,7 @@ def _binary_reason(system: System, layout: Layout) -> str:
 
 def _why_not_here(system: System, layout: Layout) -> str:
     reason = why_not_here(system)  # the launcher's own check
-    if not reason and system.processor == "gpu":
+    if not reason and system.processor == "gpu" and not system.standin:
         reason = gpu.cuda_device_problem()
     if reason:
         return reason
@@ -104,8 +104,12 @@ def resolve(system: System, layout: Layout) -> System:
         resolve_external(system)
         return system
     binary = Path(system.binary)
+    standin = gpu.standin_dir() if system.processor == "gpu" else None
+    system.standin = standin is not None
     if binary.is_absolute():
         path = binary
+    elif standin is not None:
+        path = standin / binary
     elif layout.bin_dir is not None:
         path = layout.bin_dir / binary
     else:
@@ -113,12 +117,17 @@ def resolve(system: System, layout: Layout) -> System:
     if path is not None and path.is_file() and os.access(path, os.X_OK):
         system.binary_path = path
         system.reason = _why_not_here(system, layout)
+    elif standin is not None:
+        system.binary_path = None
+        system.reason = f"no stand-in build ({system.binary} not in {standin}, {gpu.STANDIN_VARIABLE})"
     else:
         system.binary_path = None
         system.reason = _binary_reason(system, layout)
     system.available = not system.reason
     comp = layout.build_info.get("components", {}).get(system.component) if system.component else None
     system.note = (comp or {}).get("note", "")
+    if standin is not None:
+        system.note = f"on the CUDA stand-in ({gpu.STANDIN_VARIABLE}={standin}): no GPU, never a figure"
     return system
 
 
@@ -154,10 +163,15 @@ class Registry:
             raise UserError(f"unknown system '{name}' (known: {known})", EXIT_USAGE)
         return self.systems[name]
 
-    def require_available(self, name: str) -> System:
+    def require_available(self, name: str, figures: bool = True) -> System:
+        """The system, if it can run here; `figures`: for a command that measures (a METG, a
+        peak, a study), which a GPU system on the CUDA stand-in cannot serve."""
         system = self.get(name)
         if not system.available:
             raise UserError(f"system '{name}' is not available: {system.reason}", EXIT_ENVIRONMENT)
+        if figures and system.standin:
+            raise UserError(f"system '{name}' runs on the CUDA stand-in ({gpu.STANDIN_VARIABLE} is set), which "
+                            "measures nothing: unset it to measure on a GPU", EXIT_ENVIRONMENT)
         return system
 
     def defaults(self) -> list[System]:

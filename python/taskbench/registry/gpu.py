@@ -11,8 +11,20 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
+from pathlib import Path
 
 DRIVER = "libcuda.so.1"
+# The folder of the CUDA runtime stand-in's builds of the GPU systems (build/tests/gpu-standin,
+# docs/gpu.md): where it is set, the GPU entries run those, with no device, for the fault matrix
+# and docs/reliability.md on machines without a GPU. They measure nothing: the commands that
+# store figures refuse them (Registry.require_available).
+STANDIN_VARIABLE = "TASKBENCH_CUDA_STANDIN"
+
+
+def standin_dir() -> Path | None:
+    value = os.environ.get(STANDIN_VARIABLE)
+    return Path(value) if value else None
 
 
 def _error_text(lib, code: int) -> str:

@@ -44,6 +44,7 @@ class System:
     reason: str = ""
     binary_path: Path | None = None
     note: str = ""  # the build's line about its component (e.g. which NVIDIA driver it loads)
+    standin: bool = False  # a GPU entry run on the CUDA stand-in (registry/gpu.py): never a figure
 
     @property
     def is_mpi(self) -> bool:
