@@ -43,12 +43,13 @@ int main(int argc, char** argv) {
   for (auto& g : graphs) g->check_last_row();
   std::vector<const gpu::TaskLauncher*> launchers;
   for (auto& g : graphs) launchers.push_back(&g->launcher());
-  // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction.
+  // Per graph: tasks executed, then last-timestep outputs checked, summed in one all-reduce (no
+  // rank finalizes before every rank checked its last row: taskbench_mpi::Session::report).
   std::vector<long long> local = gpu::executed_per_graph(app, launchers);
   const size_t n = local.size();
   for (const taskbench::TaskGraph& g : app.graphs()) local.push_back(app.local_last_row_checked(g.index()));
   std::vector<long long> total(local.size(), 0);
-  MPI_Reduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   app.report(elapsed, std::vector<long long>(total.begin(), total.begin() + n),
              std::vector<long long>(total.begin() + n, total.end()));
   graphs.clear();  // before MPI_Finalize: each holds a communicator

@@ -209,7 +209,11 @@ def test_a_disturbed_repetition_makes_the_analysis_unreliable_and_the_study_tabl
     result = metg_results.MetgStudyResult(study, {"x1": [analyze(params, runs)], "x2": [quiet]})
     _, rows = metg_results.table(result, "x")
     assert rows[0][1].endswith(" (unreliable)") and "unreliable" not in rows[0][2]
-    assert metg_results.ratio_findings(result, "x")[0].endswith("(unreliable: the repetitions disagree)")
+    # No ratio drawn from it, one line why; with allow_unreliable (study --allow-unreliable), marked.
+    finding = metg_results.ratio_findings(result, "x")[0]
+    assert finding.startswith("a: no ratio: its METG at x 1 is unreliable (repetitions disagree: spread ")
+    result.allow_unreliable = True
+    assert " (unreliable) at x 1, " in metg_results.ratio_findings(result, "x")[0]
 
 
 # -- end to end: table, progress, report, store, --strict --------------------------------------------

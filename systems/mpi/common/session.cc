@@ -81,15 +81,18 @@ void Session::fail(const char* format, ...) const {
 }
 
 void Session::report(double elapsed) const {
-  // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction.
+  // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction. An
+  // all-reduce, not a reduce onto rank 0: no rank goes on to MPI_Finalize before every rank has
+  // checked its last row. Open MPI 4.1's mpirun crashes (PMIx_server_finalize) or hangs in 1 of 4
+  // jobs whose rank fails while others are finalizing; blocked in a collective, they are killed.
   const size_t n = app_.graphs().size();
   std::vector<long long> local(2 * n), total(2 * n, 0);
   for (const taskbench::TaskGraph& g : app_.graphs()) {
     local[g.index()] = app_.local_executed(g.index());
     local[n + g.index()] = app_.local_last_row_checked(g.index());
   }
-  MPI_Reduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM, 0,
-             MPI_COMM_WORLD);
+  MPI_Allreduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM,
+                MPI_COMM_WORLD);
   app_.report(elapsed, std::vector<long long>(total.begin(), total.begin() + n),
               std::vector<long long>(total.begin() + n, total.end()));
 }
