@@ -76,24 +76,19 @@ stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests 
 
 # OpenBLAS picks its kernels from the CPU (or OPENBLAS_CORETYPE), so the machine CI lands on
 # decides which dgemm code runs: run every kernel this CPU can execute, and check that the one
-# asked for is the one that ran (OpenBLAS silently falls back for a name it does not know). The
-# core's dgemm tests run under each; the systems' dgemm runs are shared out among the core types
-# (--share, tests/e2e/conftest.py: serial and native under each, every other system under one;
-# all of them ran under the CPU's own kernel in the stage above): the kernel is the core's.
+# asked for is the one that ran (OpenBLAS silently falls back for a name it does not know).
 blas_under() {
-  local core=$1 share=$2
+  local core=$1
   local out
   out=$(OPENBLAS_CORETYPE=$core build/tests/core_tests --gtest_filter='Dgemm*') || { echo "$out"; return 1; }
   grep -q "^BLAS: .* $core " <<<"$out" || { echo "OPENBLAS_CORETYPE=$core did not select $core:"; echo "$out"; return 1; }
   OPENBLAS_CORETYPE=$core build-tsan-native/tests/core_tests --gtest_filter='Dgemm*' --gtest_brief=1 &&
     OPENBLAS_CORETYPE=$core TASKBENCH_BUILD_DIR=build-tsan-native .venv/bin/python -m pytest \
       tests/e2e/test_systems.py -q -k "native and dgemm" &&
-    OPENBLAS_CORETYPE=$core .venv/bin/python -m pytest tests/e2e -q -k dgemm --share "$share"
+    OPENBLAS_CORETYPE=$core .venv/bin/python -m pytest tests/e2e -q -k dgemm
 }
-mapfile -t cores < <(scripts/blas-coretypes.sh)
-for k in "${!cores[@]}"; do
-  stage "BLAS tests under OPENBLAS_CORETYPE=${cores[k]} (release, TSan; systems' share $k/${#cores[@]})" \
-    blas_under "${cores[k]}" "$k/${#cores[@]}"
+for core in $(scripts/blas-coretypes.sh); do
+  stage "BLAS tests under OPENBLAS_CORETYPE=$core (release, TSan)" blas_under "$core"
 done
 
 # Spark, TensorFlow and legate's wheel (Legion and Realm): hundreds of MB each, so installed only

@@ -55,15 +55,27 @@ spec::Points points(const std::vector<Interval>& iv, long n, const std::string& 
   return p;
 }
 
+// Under AddressSanitizer every check runs about 100x slower, and the random patterns' clipped
+// relations over all 18,360 shapes took 105 s each (the test command's slowest unit tests):
+// there, every seventh shape in the grid's order (7 divides no dimension's size, so every value of
+// every dimension is among them). The release build checks all of them, through the same code.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kShapeStride = 7;
+#else
+constexpr long kShapeStride = 1;
+#endif
+
 // Calls f(graph) for every combination of the grid that the pattern uses.
 template <typename F>
 void for_each_graph(dependence_type_t p, long max_steps, F f) {
+  long n = 0;
   for (long w = 1; w <= 17; ++w)
     for (long steps = 1; steps <= max_steps; ++steps)
       for (long r = 0; r <= (uses_radix(p) ? 9 : 0); ++r)
         for (long per = 1; per <= (uses_period(p) ? 4 : 1); ++per)
           for (double frac : (uses_fraction(p) ? std::vector<double>{0, 0.5, 1} : std::vector<double>{0.25})) {
             if ((p == SPREAD || p == RANDOM_SPREAD) && r > w) continue;  // rejected by the parser
+            if (n++ % kShapeStride != 0) continue;
             f(make(p, w, steps, uses_radix(p) ? r : 3, per, frac));
           }
 }

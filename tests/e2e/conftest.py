@@ -26,36 +26,3 @@ def probe():
     leftovers.kill_all(PROBE, marker)
     assert not left, f"left running: {left}"
 
-
-# --share K/N (the test command's BLAS stages, scripts/test.sh): of the tests parametrized by a
-# system, run those of share K of N (the systems in name order, every N-th from the K-th), and
-# those of serial and native always. Each OPENBLAS_CORETYPE then runs a different share: every
-# system's dgemm path runs under one forced core type (and under the CPU's own in the main stage)
-# instead of all of them under each, which proved nothing new: the kernel is the core's.
-def pytest_addoption(parser):
-    parser.addoption("--share", metavar="K/N", help="run the system-parametrized tests of share K of N")
-
-
-ALWAYS = ("serial", "native")
-
-
-def share_of(names: list[str], share: str) -> set[str]:
-    k, n = (int(part) for part in share.split("/"))
-    if not 0 <= k < n:
-        raise pytest.UsageError(f"--share {share}: K must be in 0..N-1")
-    ordered = sorted(set(names) - set(ALWAYS))
-    return set(ordered[k::n]) | set(ALWAYS)
-
-
-def pytest_collection_modifyitems(config, items):
-    share = config.getoption("--share")
-    if not share:
-        return
-    systems = {item: item.callspec.params["system"] for item in items
-               if hasattr(item, "callspec") and "system" in item.callspec.params}
-    name = {item: getattr(s, "name", s) for item, s in systems.items()}
-    kept = share_of(list(name.values()), share)
-    deselected = [item for item in items if item in name and name[item] not in kept]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item not in deselected]
