@@ -12,18 +12,30 @@ import threading
 from taskbench import __version__
 from taskbench.commands import campaigns, compare, export, metg, peak, predict, report, run, study, systems
 from taskbench.context import make_context
-from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError, did_you_mean
 
 COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, predict, study, report,
                                                       compare, export, campaigns)}
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (plus the usage) and exit code 2."""
+    """argparse, but a usage error is this (sub)command's usage, then one line and exit code 2;
+    the line names the subcommand ("metg: ..."), main() adds the one "taskbench: " prefix."""
 
     def error(self, message):
         self.print_usage(sys.stderr)
-        raise UserError(f"{self.prog}: {message}", EXIT_USAGE)
+        command = self.prog.removeprefix("taskbench").strip()
+        raise UserError(f"{command}: {message}" if command else message, EXIT_USAGE)
+
+    def option_names(self) -> list[str]:
+        return [name for action in self._actions for name in action.option_strings]
+
+
+def _unrecognized(parser: _Parser, extras: list[str]) -> None:
+    """The subcommand's own usage error for arguments it does not take, with the option it
+    most likely meant."""
+    hints = [did_you_mean(word.split("=", 1)[0], parser.option_names()) for word in extras if word.startswith("-")]
+    parser.error(f"unrecognized arguments: {' '.join(extras)}{''.join(h for h in hints if h)}")
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -68,11 +80,21 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     system_flags: list[str] = []
     at = _command_index(argv)
+    unknown = [t for t in argv[:at] if t.startswith("-") and t.split("=", 1)[0] not in parser.option_names()]
+    if unknown:  # a mistyped global option would take the next word for the command
+        _unrecognized(parser, unknown[:1])
+    if at is not None and argv[at] not in COMMANDS:
+        parser.print_usage(sys.stderr)
+        raise UserError(f"unknown command '{argv[at]}'{did_you_mean(argv[at], COMMANDS)} (`taskbench -h` lists "
+                        "them)", EXIT_USAGE)
     if at is not None and argv[at] == "run":
         # Task Bench flags are single-dash (-steps, -v, -h): keep argparse away from them.
         harness, system_flags = run.split_argv(argv[at + 1:])
         argv = [*argv[:at], "run", *harness]
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        subcommand = getattr(args, "command", None)
+        _unrecognized(parser._subparsers._group_actions[0].choices[subcommand] if subcommand else parser, extras)
     args.system_flags = system_flags
     if args.command is None:
         parser.print_help(sys.stderr)

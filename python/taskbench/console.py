@@ -321,7 +321,7 @@ class ProgressBar:
                                       TextColumn("ETA"), TimeRemainingColumn(),
                                       console=self.console._err, transient=False)
             self._progress.__enter__()
-            self._task = self._progress.add_task(self.description, total=0)
+            self._task = self._progress.add_task(self.description, total=self.total)
         return self
 
     def __exit__(self, *exc):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from dataclasses import dataclass
 
 from taskbench import provenance
 from taskbench.console import Console
+from taskbench.paths import make_parents
 from taskbench.registry import Registry
 from taskbench.registry.locations import Layout, find_layout
 from taskbench.store import Store
@@ -34,11 +36,25 @@ class Context:
 
     @functools.cached_property
     def store(self) -> Store:
+        if not self.read_only:  # a reader never creates anything: a missing store is its one line
+            made = make_parents(self.db_path, "--db")
+            if made:
+                self.console.note(f"made the folder {made} for the store {self.db_path}")
         return Store(self.db_path, read_only=self.read_only)
 
     @functools.cached_property
     def git_revision(self) -> str | None:
         return provenance.git_revision(self.layout.source_root)
+
+    def command(self, *words: str) -> str:
+        """A `taskbench` command line for a hint, to copy as it is: with this one's --db and
+        --build-dir where they are not the defaults (without them it would use another store)."""
+        parts = ["taskbench"]
+        if os.path.abspath(self.db_path) != os.path.abspath(DEFAULT_DB):
+            parts += ["--db", shlex.quote(self.db_path)]
+        if self.build_dir:
+            parts += ["--build-dir", shlex.quote(self.build_dir)]
+        return " ".join([*parts, *words])
 
 
 def make_context(db: str | None, build_dir: str | None, quiet: bool) -> Context:

@@ -14,6 +14,8 @@ Exit codes (documented in docs/harness.md; scripts rely on them):
      `taskbench run` stores nothing: its one run did not finish)
 """
 
+import difflib
+
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
@@ -29,3 +31,9 @@ class UserError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_USAGE):
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def did_you_mean(word: str, known) -> str:
+    """"; did you mean NAME?" for the known name closest to a mistyped one, else ""."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""

@@ -31,6 +31,16 @@ def percent(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value * 100:.{digits}f}%"
 
 
+def integer(value: float) -> str:
+    """A whole number with thousands separators: 16384000 -> '16,384,000'."""
+    return f"{round(value):,}"
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """A large figure to `digits` significant digits, written out: 69573.2 -> '69,600'."""
+    return integer(float(f"{value:.{digits}g}")) if abs(value) >= 10 ** (digits - 1) else f"{value:.{digits}g}"
+
+
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """'1 repetition', '3 repetitions', '0 runs': a number with its noun in the right number."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "taskbench"
 
 # Top-level modules that are not a subpackage, by layer.
 MODULE_LAYERS = {"taskbench": "base", "taskbench.errors": "base", "taskbench.units": "base",
-                 "taskbench.console": "base", "taskbench.provenance": "base",
+                 "taskbench.console": "base", "taskbench.provenance": "base", "taskbench.paths": "base",
                  "taskbench._core": "core", "taskbench.context": "context",
                  "taskbench.cli": "top", "taskbench.faults": "top", "taskbench.__main__": "top"}
 SUBPACKAGES = ("engine", "launch", "registry", "store", "measure", "plots", "studies", "report",

@@ -71,8 +71,8 @@ def wait_for(condition, what: str, proc: subprocess.Popen):
      "serial rejects its flags: -width: invalid value '-1'; expected an integer from 1 to 2^60"),
     (("run", "serial", "-steps", "3", "-type", "nosuch"),
      "serial rejects its flags: -type: invalid value 'nosuch'; expected one of trivial, no_comm, "),
-    (("metg", "serial", "--flags", "-type nosuch"),
-     "serial rejects the sweep's flags: -type: invalid value 'nosuch'; expected one of trivial, "),
+    (("metg", "serial", "--flags", "-output nosuch"),
+     "serial rejects the sweep's flags: -output: invalid value 'nosuch'; expected an integer"),
 ])
 def test_flags_the_system_rejects_are_one_line_and_store_nothing(cli, bin_dir, args, line):
     for _ in range(2):  # the same mistake twice: still nothing stored

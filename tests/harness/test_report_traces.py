@@ -24,6 +24,12 @@ _PROBE = ("<script>window.addEventListener('load', () => { const imgs = [...docu
           "imgs.filter(i => !i.complete || i.naturalWidth === 0).length; });</script>")
 
 
+# Sets the title to how many boxes scroll sideways (the page, or a table's box), at its width.
+_WIDE_PROBE = ("<script>window.addEventListener('load', () => { const boxes = [document.documentElement, "
+               "...document.querySelectorAll('.scroll')]; document.title = 'sideways=' + "
+               "boxes.filter(b => b.scrollWidth > b.clientWidth + 1).length; });</script>")
+
+
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory, bin_dir):
     """A METG campaign of serial and openmp_for with its traced runs, and its HTML report."""
@@ -99,6 +105,11 @@ def test_page_renders_in_headless_chromium(campaign, tmp_path):
     title = dom.split("<title>")[1].split("</title>")[0]
     images, broken = (int(part.split("=")[1]) for part in title.split())
     assert images >= 6 and broken == 0, title
+    # At 900 px nothing scrolls sideways: the tables' cells, the notes among them, wrap.
+    probe.write_text(page.read_text().replace("</body>", _WIDE_PROBE + "</body>"))
+    dom = subprocess.run([*flags, "--window-size=900,1000", "--dump-dom", probe.as_uri()], capture_output=True,
+                         text=True, timeout=60).stdout
+    assert "<title>sideways=0</title>" in dom, dom.split("<title>")[1][:40] if "<title>" in dom else dom[-300:]
     shot = tmp_path / "first_screen.png"
     subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1400,1000", page.as_uri()],
                    capture_output=True, timeout=60, check=True)
@@ -107,3 +118,34 @@ def test_page_renders_in_headless_chromium(campaign, tmp_path):
     colours = {tuple(p) for p in (pixels * 255).astype(int)[::7]}
     not_white = (pixels.min(axis=1) < 0.9).mean()
     assert len(colours) > 50 and 0.03 < not_white < 0.9, (len(colours), not_white)
+
+
+def test_a_runtime_idle_share_far_from_the_timelines_is_explained():
+    from taskbench.report.trace_sections import IDLE_DISAGREEMENT, _idle_differs
+    # Two workers, tasks back to back: the events see no idle at all.
+    events = {"workers": [[0, 0], [0, 1]],
+              "events": [[w, 0, t, w, 10 * t, 10] for t in range(20) for w in (0, 1)]}
+    assert split(events)["idle"] == 0
+    runtime = {"work": 0.4, "overhead": 0.03, "idle": 0.57, "discovery": 0.0}
+    assert runtime["idle"] - split(events)["idle"] > IDLE_DISAGREEMENT
+    note = _idle_differs(runtime, split(events), events)
+    assert note.startswith("its time-split bar is its runtime's own account, 57% idle; its task events say 0% "
+                           "idle over the whole run and 0% in the timeline's window: ")
+
+
+def test_the_report_answers_with_a_parallel_system_and_keeps_serial_apart(campaign):
+    _, page = campaign
+    text = page.read_text()
+    section = text[text.index("<h2 id='metg'>"):]
+    first = section.split("<p class='answer'>")[1].split("</p>")[0]
+    assert first.startswith("openmp_for has the smallest METG(50%) of the parallel systems: "), first
+    assert "serial runs on one core, the reference without parallelism" in section
+    # The bars: serial last, grey, named the reference.
+    from taskbench.plots import REFERENCE_GREY, metg_bars
+    db, _ = campaign
+    figure = metg_bars(analyze(Store(db), "small"))
+    ax = figure.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["openmp_for", "serial (1 core, reference)"]
+    import matplotlib.colors
+    assert matplotlib.colors.to_hex(ax.patches[-1].get_facecolor()) == REFERENCE_GREY

@@ -63,7 +63,8 @@ def test_plan_keeps_unavailable_systems_with_their_reason_and_drops_breakdown_it
                          FakeSystem("openmp_task"), FakeSystem("gone", False, "binary missing"))
     params = execute.plan(discovery.STUDY, registry, None, ["native", "openmp_task", "gone"], True, 1, 60, 2)
     assert params["unavailable"] == {"gone": "binary missing"}
-    assert params["no_breakdown"] == {"openmp_task": "the registry entry of 'openmp_task' has no 'breakdown' key"}
+    assert params["no_breakdown"] == {"openmp_task": "openmp_task reports no work / overhead / idle breakdown "
+                                     "(taskbench has no tool for its runtime): its runs show their times only"}
     grid = [PlannedRun.from_dict(d) for d in params["grid"]]
     assert {r.system for r in grid} == {"native", "openmp_task"}
     assert all(r.breakdown == (r.system == "native") for r in grid)

@@ -81,7 +81,10 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     compare_rows = {l.split("\t")[0]: l.split("\t") for l in out.splitlines()[1:]}
     assert code == 0 and compare_rows["serial"][-1].split(" ")[0].endswith("x")
     assert cli("report", "--html", "all.html")[0] == 0
-    assert "again" in (tmp_path / "all.html").read_text()
+    page = (tmp_path / "all.html").read_text()
+    # Two METG campaigns: a summary first, the newest open, the older folded.
+    assert "Every METG campaign, newest first" in page and page.count("<details>") == 1
+    assert page.index("<h3>again</h3>") < page.index("<details><summary>small (created ")
     code, out, _ = cli("-q", "campaigns")
     assert code == 0 and "small" in out and "again" in out
 
@@ -122,7 +125,7 @@ def test_user_mistakes_are_one_line(cli, bin_dir):
                           (("metg", "--resume"), "no unfinished metg campaign"),
                           (("metg", "serial", "--pattern", "stencil"), "-type: invalid value 'stencil'"),
                           (("metg", "serial", "--flags", "-outptu 5"), "unknown flag '-outptu'"),
-                          (("bogus",), "invalid choice")]:
+                          (("bogus",), "unknown command 'bogus'")]:
         code, out, err = cli(*args)
         assert code == 2, (args, err)
         assert pattern in err and "Traceback" not in err

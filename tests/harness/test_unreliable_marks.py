@@ -86,3 +86,14 @@ def test_the_metg_bars_mark_an_unreliable_metg():
     assert len(ax.patches) == 2 and len(hatched) == 1
     labels = [t.get_text() for t in ax.texts]
     assert "3 µs (unreliable)" in labels and "4 µs" in labels
+
+
+def test_compare_says_when_a_campaign_ran_busy_or_the_cpus_were_placed_apart():
+    a = SimpleNamespace(name="a", busy=None, campaign={"machine": {"core_to_core_one_way_ns": [56.0, 61.0]}})
+    b = SimpleNamespace(name="b", busy=1.07, campaign={"machine": {"core_to_core_one_way_ns": [399.0, 402.0]}})
+    lines = compare.context_lines(a, b)
+    assert lines[0].startswith("b: BUSY MACHINE: other processes used 1.07 cores on average")
+    assert lines[1].startswith("the campaigns ran on differently placed CPUs: a cache line took 56 ns one way in A "
+                               "and 399 ns in B, more than 2x apart")
+    near = SimpleNamespace(name="c", busy=None, campaign={"machine": {"core_to_core_one_way_ns": [90.0, 100.0]}})
+    assert compare.context_lines(a, near) == []

@@ -12,7 +12,7 @@ from taskbench.measure.metg import UNRELIABLE_MARK
 
 # A campaign's name already starts with its kind and ends with its time: those go first. The
 # METGs are a paragraph: below the table on a terminal.
-CAMPAIGNS_FIT = Fit(optional=("created", "kind", "what"), notes=("METG",))
+CAMPAIGNS_FIT = Fit(optional=("created", "kind", "status"), notes=("METG",))
 
 
 def add_parser(subparsers, common):

@@ -1,7 +1,9 @@
 """`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern.
 
 A METG that its campaign marked unreliable keeps its mark here, and no B/A ratio is drawn from it
-(one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable."""
+(one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable. A campaign run on
+a busy machine says so, and so do two campaigns whose CPUs passed cache lines at speeds more than
+CHANGED_FACTOR apart (their fine-grained METGs measure different machines)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from taskbench import units
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
+from taskbench.measure.placement import CHANGED_FACTOR
+from taskbench.measure.reliability import busy_line
 from taskbench.report.tables import metg_label
 
 
@@ -57,6 +61,23 @@ def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list
     return rows, refusals
 
 
+def one_way_ns(analysis) -> float | None:
+    """The campaign's faster core-to-core probe (start or end), in ns; None if it has none."""
+    probes = [p for p in (analysis.campaign.get("machine") or {}).get("core_to_core_one_way_ns") or [] if p]
+    return min(probes) if probes else None
+
+
+def context_lines(a, b) -> list[str]:
+    """What makes the two campaigns' figures less comparable than they look."""
+    lines = [f"{c.name}: {busy_line(c.busy)}" for c in (a, b) if c.busy is not None]
+    pa, pb = one_way_ns(a), one_way_ns(b)
+    if pa and pb and max(pa, pb) > CHANGED_FACTOR * min(pa, pb):
+        lines.append(f"the campaigns ran on differently placed CPUs: a cache line took {pa:.0f} ns one way in A "
+                     f"and {pb:.0f} ns in B, more than {CHANGED_FACTOR:g}x apart: their fine-grained METGs are "
+                     "not comparable (docs/harness.md, Placement)")
+    return lines
+
+
 def main(args, ctx) -> int:
     ctx.read_only = True
     a, b = analyze(ctx.store, args.a), analyze(ctx.store, args.b)
@@ -71,6 +92,8 @@ def main(args, ctx) -> int:
                       compare_fit(a.params.threshold))
     if a.params.threshold != b.params.threshold:
         ctx.console.warn("the campaigns use different thresholds")
+    for line in context_lines(a, b):
+        ctx.console.warn(line)
     for line in refusals:
         ctx.console.warn(line)
     return EXIT_UNRELIABLE if refusals else EXIT_OK

@@ -13,6 +13,7 @@ import json
 import sys
 
 from taskbench.errors import EXIT_OK, UserError
+from taskbench.paths import make_parents
 from taskbench.store import RUN_COLUMNS
 
 # The bulky columns stay in JSON exports only; CSV is for spreadsheets.
@@ -30,9 +31,12 @@ def add_parser(subparsers, common):
     return p
 
 
-def _open(path: str):
+def _open(path: str, what: str, console):
     if path == "-":
         return sys.stdout
+    made = make_parents(path, what)
+    if made:
+        console.note(f"made the folder {made} for {path}")
     try:
         return open(path, "w", newline="")
     except OSError as exc:
@@ -50,7 +54,7 @@ def main(args, ctx) -> int:
     else:
         records = store.runs(args.campaign)
         columns = ["id", *RUN_COLUMNS]
-    out = _open(args.json or args.csv)
+    out = _open(args.json or args.csv, "--json" if args.json else "--csv", ctx.console)
     if args.json:
         json.dump([{c: r.get(c) for c in columns} for r in records], out, indent=1, default=str)
         out.write("\n")

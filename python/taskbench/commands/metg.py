@@ -22,9 +22,14 @@ from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.kernels import kernel_info, unit
 from taskbench.measure.sweep import SweepParams
 from taskbench.registry.external import add_externals, externals_from_specs
-from taskbench.report.tables import campaign_title, metg_fit, metg_table, notes_below_table
+from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
 
 DEFAULT_HTML = "taskbench-report.html"
+# Task Bench flags the sweep sets itself from its options (SweepParams.flags): --flags may not.
+OWNED_FLAGS = {"-steps": "give --steps instead", "-width": "give --width instead",
+               "-type": "give --pattern instead", "-kernel": "give --kernel instead",
+               "-iter": "the sweep chooses it (from --start-iter)", "-radix": "give --radix instead",
+               "-scratch": "give --scratch instead"}
 # With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,
 # since failed runs need a look whatever the noise.
 BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
@@ -110,6 +115,10 @@ def _params(args, ctx) -> SweepParams:
         extra = shlex.split(args.flags)
     except ValueError as exc:
         raise UserError(f"--flags: {exc}")
+    for flag in extra:
+        if flag in OWNED_FLAGS:  # the run would follow --flags while the campaign stores the option
+            raise UserError(f"--flags: {flag} is the sweep's own: {OWNED_FLAGS[flag]} (the campaign stores "
+                            "what the options say)")
     externals = externals_from_specs(args.external)
     return SweepParams(
         systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,
@@ -150,12 +159,15 @@ def main(args, ctx) -> int:
         stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
-                        f"`taskbench metg --resume {name}`", 130)
+                        f"`{ctx.command('metg', '--resume', name)}`", 130)
     analysis = analyze(store, name)
     if args.trace:
         traces.trace_campaign(store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
-    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold))
+    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold, analysis.params.reps))
+    if not ctx.console.quiet:
+        for line in answer(analysis):
+            ctx.console.line(line)
     _report_peaks(ctx, analysis)
     _record_own_peaks(store, name, analysis)
     store.set_campaign_results(name, results_record(analysis))

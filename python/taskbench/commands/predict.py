@@ -61,7 +61,7 @@ def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool)
     if campaign is None:
         named = [c for c in store.campaigns("metg") if system in c["params"].get("systems", [])]
         if not named:
-            raise UserError(f"no stored metg campaign measured '{system}' (run `taskbench metg {system}`)",
+            raise UserError(f"no stored metg campaign measured '{system}' (run `{ctx.command('metg', system)}`)",
                             EXIT_USAGE)
         campaign = named[-1]["name"]
     analysis = analyze(store, campaign)
@@ -117,7 +117,8 @@ def main(args, ctx) -> int:
         _number(str(args.tasks), "--tasks")
     app = Application(work, cores, args.tasks_per_core, args.tasks)
     result = predict(app, _metg_by_nodes(args, ctx))
-    rows = [[r.nodes, r.cores, f"{r.tasks:g}", units.seconds(r.granularity), units.seconds(r.metg),
+    rows = [[units.integer(r.nodes), units.integer(r.cores), units.integer(r.tasks), units.seconds(r.granularity),
+             units.seconds(r.metg),
              f"{r.margin:.2f}", units.seconds(r.ideal_time), "yes" if r.efficient else "no"]
             for r in result.rows]
     ctx.console.table("predicted strong scaling: ideal time, efficient (>= 50%) while the task "
@@ -127,10 +128,15 @@ def main(args, ctx) -> int:
     if result.limit is None:
         print(f"limit: below METG already at {units.count(result.rows[0].nodes, 'node')}: "
               "the application's tasks are too small for this system")
+    elif result.beyond_the_rows:
+        print(f"limit: none within the node counts given (still >= 50% efficient at "
+              f"{units.integer(result.limit.nodes)} nodes, time to solution {units.seconds(result.limit.ideal_time)}); "
+              "give larger --nodes to find it")
     else:
-        print(f"limit: {result.limit.nodes} nodes, time to solution {units.seconds(result.limit.ideal_time)}")
+        print(f"limit: {units.integer(result.limit.nodes)} nodes, time to solution "
+              f"{units.seconds(result.limit.ideal_time)}")
     if result.crossing_nodes is not None:
-        print(f"ideal scaling meets METG at {result.crossing_nodes:.3g} nodes, "
+        print(f"ideal scaling meets METG at {units.significant(result.crossing_nodes)} nodes, "
               f"time to solution {units.seconds(result.crossing_time)}")
     ctx.console.note(PAPER_ERROR)
     return EXIT_OK

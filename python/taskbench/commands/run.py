@@ -118,17 +118,22 @@ def system_help(system, args) -> int:
 
 
 def show(ctx, run: dict, name: str) -> None:
+    """The run's table; under -q its figures are raw numbers (seconds, FLOP/s), as in the TSV of
+    every other table (docs/harness.md)."""
+    raw = ctx.console.quiet
+    seconds = (lambda v: v) if raw else units.seconds
+    rate = (lambda v, _unit: v) if raw else units.rate
     rows = [["system", run["system"]], ["status", run["status"] + (f": {run['reason']}" if run["reason"] else "")]]
     if run["status"] == "ok":
         kernel = run.get("kernel")
         rows += [["graph", f"{run.get('pattern')}, {run.get('steps')} steps x {run.get('width')} wide, "
                            f"kernel {kernel} -iter {run.get('iter')}"],
                  ["tasks / dependencies", f"{run.get('tasks')} / {run.get('dependencies')}"],
-                 ["elapsed", units.seconds(run.get("elapsed_seconds"))],
-                 ["FLOP/s", units.rate(run.get("flops_per_second"), "FLOP/s")],
-                 ["B/s", units.rate(run.get("bytes_per_second"), "B/s")],
+                 ["elapsed", seconds(run.get("elapsed_seconds"))],
+                 ["FLOP/s", rate(run.get("flops_per_second"), "FLOP/s")],
+                 ["B/s", rate(run.get("bytes_per_second"), "B/s")],
                  ["cores (ranks x threads)", f"{run.get('cores')} ({run.get('ranks')} x {run.get('threads_per_rank')})"],
-                 ["task granularity", units.seconds(run.get("granularity_seconds"))]]
+                 ["task granularity", seconds(run.get("granularity_seconds"))]]
         if kernel in KERNELS:
             peak = load_peaks(ctx.store, kernel, run["machine_id"]).peak_for(run["system"], run.get("cores"))
             value = throughput(run, kernel)

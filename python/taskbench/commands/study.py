@@ -139,7 +139,7 @@ def main(args, ctx) -> int:
         # A METG study's runs are in its sweeps' campaigns: count those too.
         stored = _stored(ctx.store, ctx.store.campaign(name))
         raise UserError(f"interrupted: {stored} runs stored; re-run the same command "
-                        f"or `taskbench study {study.name} --resume {name}` to continue", 130)
+                        f"or `{ctx.command('study', study.name, '--resume', name)}` to continue", 130)
     result = results.load(ctx.store, name)
     metg_result = result if study.kind == "metg" else getattr(result, "metg", None)
     if metg_result is not None:

@@ -11,22 +11,12 @@ from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
 from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
+from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge
 from taskbench.measure.sweep import SweepParams, best_of
 from taskbench.measure.traces import is_trace_run
 
 # Repetitions of one point disagreeing by more than this are flagged in the report.
 POINT_SPREAD_WARNING = 0.25
-
-
-def background_load(runs: list[dict]) -> float | None:
-    """Cores' worth of CPU other processes used during these runs (wall-weighted). From the
-    signed CPU seconds where stored: one run's tick error is as often negative as positive, so
-    it cancels in the sum, where the per-run load (never below 0) would add it up."""
-    measured = [(r["background_cpu_seconds"] if r.get("background_cpu_seconds") is not None
-                 else r["background_load"] * r["wall_seconds"], r["wall_seconds"]) for r in runs
-                if r.get("background_load") is not None and r.get("wall_seconds")]
-    total = sum(w for _, w in measured)
-    return max(0.0, sum(seconds for seconds, _ in measured) / total) if total else None
 
 
 @dataclass
@@ -45,6 +35,12 @@ class SystemCurve:
     own_peak: OwnPeak | None = None  # an external system measured against its own best
     layout: str | None = None  # "ranks x threads" of an MPI system's runs
     processor: str = "cpu"  # "gpu": cores are task slots on the GPU (docs/gpu.md)
+
+    @property
+    def reference(self) -> bool:
+        """On one CPU core (serial, python_serial): the reference without parallelism, whose METG
+        is not comparable with a parallel system's."""
+        return self.processor == "cpu" and (self.cores or 1) <= 1
 
     @property
     def cores_text(self) -> str:
@@ -70,6 +66,11 @@ class CampaignAnalysis:
     @property
     def background_load(self) -> float | None:
         return background_load(self.runs)
+
+    @property
+    def busy(self) -> float | None:
+        """The campaign's average background load when it ran under sustained load, else None."""
+        return busy_campaign(self.runs)
 
     @property
     def nodes(self) -> int:
@@ -115,6 +116,14 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
         values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
         curve.summary = summarize(values, params.max_spread)
+        reasons = judge(values, system_runs, campaign, runs, params.threshold,
+                        curve.processor == "cpu" and (cores or 1) > 1)
+        if curve.summary.median is None:  # no figure to doubt, but its absence may be noise
+            busy = busy_campaign(runs)
+            reasons = [f"no METG while the campaign ran beside other processes ({busy:.2f} cores busy on "
+                       "average)"] if busy is not None and not curve.summary.unreliable else []
+        curve.summary.unreliable += reasons
+        curve.summary.warnings += reasons
         curve.own_peak = peaks.own_peak(system, cores)
         curves[system] = curve
     return CampaignAnalysis(campaign, params, peaks, curves, runs)
@@ -130,8 +139,10 @@ def results_record(analysis: CampaignAnalysis) -> dict:
                          "spread": s.spread, "reps_with_metg": s.found, "reps": len(s.values),
                          "reliable": s.reliable, "unreliable": list(s.unreliable),
                          "disturbed_points": len(curve.disturbed_points)}
+    busy = analysis.busy
     return {"threshold": analysis.params.threshold, "max_spread": analysis.params.max_spread,
-            "background_load": analysis.background_load, "systems": systems}
+            "background_load": analysis.background_load, "busy_machine": busy_line(busy) if busy is not None else None,
+            "systems": systems}
 
 
 def analyze(store, name: str) -> CampaignAnalysis:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +46,9 @@ def rejected_flags(system_name: str, reason: str, whose: str = "its flags") -> U
     message = reason.removeprefix(SYSTEM_MESSAGE_PREFIX)
     if message.startswith(f"{FAULT_VARIABLE}="):
         whose = f"the environment's {FAULT_VARIABLE}"
+    double = re.match(r"unknown flag '--([a-z][a-z0-9_-]*)'", message)
+    if double:  # the harness's spelling of a Task Bench flag
+        message += f"; Task Bench's flags take one dash: -{double.group(1)}"
     return UserError(f"{system_name} rejects {whose}: {message}", EXIT_USAGE)
 
 

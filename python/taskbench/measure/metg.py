@@ -38,6 +38,8 @@ class MetgValue:
     status: str  # "found" | "unbracketed" (never fell below x: an upper bound) | "none"
     note: str = ""
     disturbed: int = 0  # points of the curve disturbed in every try
+    deciding: tuple[int, ...] = ()  # the -iter of the sweep points the METG was read from
+    crossings: int = 0  # times the curve crosses the threshold, in sweep order (1: a clean curve)
 
 
 def efficiency(throughput: float | None, peak: float | None) -> float | None:
@@ -69,17 +71,20 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     best = max(p.efficiency for p in curve)
     if best < threshold:
         return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {best:.0%})", disturbed)
-    candidates: list[float] = [p.granularity for p in curve if p.efficiency >= threshold]
+    # (granularity, the points it was read from): every efficient point, and every crossing.
+    candidates: list[tuple[float, tuple[int, ...]]] = [(p.granularity, (p.iter,)) for p in curve
+                                                       if p.efficiency >= threshold]
     crossed = False
     for hi, lo in zip(curve, curve[1:]):
         if hi.efficiency >= threshold > lo.efficiency:
             crossed = True
-            candidates.append(log_interpolate(hi, lo, threshold))
-    value = min(candidates)
+            candidates.append((log_interpolate(hi, lo, threshold), (hi.iter, lo.iter)))
+    crossings = sum((a.efficiency >= threshold) != (b.efficiency >= threshold) for a, b in zip(curve, curve[1:]))
+    value, deciding = min(candidates)
     if not crossed:
-        return MetgValue(value, "unbracketed",
-                         f"efficiency never fell below {threshold:.0%}: METG <= this value", disturbed)
-    return MetgValue(value, "found", disturbed=disturbed)
+        return MetgValue(value, "unbracketed", f"efficiency never fell below {threshold:.0%}: METG <= this value",
+                         disturbed, deciding, crossings)
+    return MetgValue(value, "found", disturbed=disturbed, deciding=deciding, crossings=crossings)
 
 
 UNRELIABLE_MARK = " (unreliable)"
@@ -132,7 +137,8 @@ def summarize(values: list[MetgValue], max_spread: float | None = None) -> MetgS
         return summary
     summary.median = statistics.median(found)
     summary.low, summary.high = min(found), max(found)
-    summary.spread = (summary.high - summary.low) / summary.median if summary.median > 0 else 0.0
+    if len(found) > 1:  # one repetition has no spread to show (and none to judge)
+        summary.spread = (summary.high - summary.low) / summary.median if summary.median > 0 else 0.0
     if len(found) < len(values):
         summary.warnings.append(f"only {len(found)} of {len(values)} repetitions reach the threshold")
         summary.unreliable.append(summary.warnings[-1])

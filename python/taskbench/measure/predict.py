@@ -63,6 +63,11 @@ class Prediction:
     crossing_nodes: float | None = None  # continuous n* (one METG, tasks per core)
     crossing_time: float | None = None
 
+    @property
+    def beyond_the_rows(self) -> bool:
+        """Every node count given is still efficient: the limit lies beyond them."""
+        return bool(self.rows) and all(row.efficient for row in self.rows)
+
 
 def predict(app: Application, metg_by_nodes: dict[int, float]) -> Prediction:
     rows = [NodePrediction(n, metg, app.granularity(n), app.ideal_time(n), app.tasks_at(n),

@@ -13,7 +13,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from taskbench import units
+
 PARTS = ("work", "overhead", "idle")
+# Timesteps a Gantt chart shows at most: more and the tasks are too thin to see.
+WINDOW_STEPS = 8
+
+
+def window(events: list, steps: int) -> tuple[list, str]:
+    """The events of a few timesteps from the middle of the run (its steady state), and a note."""
+    first, last = min(e[2] for e in events), max(e[2] for e in events)
+    if last - first + 1 <= steps:
+        return events, f"all {units.count(last - first + 1, 'timestep')}"
+    lo = (first + last + 1 - steps) // 2
+    shown = [e for e in events if lo <= e[2] < lo + steps]
+    return shown, f"timesteps {lo}–{lo + steps - 1} of {first}–{last} (a window)"
 
 
 def split(trace: dict) -> dict[str, float] | None:

@@ -34,6 +34,8 @@ _MARKERS = "osD^v<>pPX*h"
 NOTE_GREY = "#5f5f5f"
 # An unreliable METG's label and ring: the report's .unreliable red.
 UNRELIABLE_COLOR = "#b00020"
+# A one-core reference's bar (serial): apart from every system's own colour.
+REFERENCE_GREY = "#9e9e9e"
 
 
 def style(i: int) -> dict:
@@ -182,10 +184,12 @@ def efficiency_vs_granularity(analysis) -> Figure | None:
 
 def metg_bars(analysis) -> Figure | None:
     """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range.
-    An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it."""
+    An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it; a
+    one-core reference (serial) comes last, grey, labelled so: it is not in the race."""
     p = analysis.params
     curves = sorted(analysis.curves.values(),
-                    key=lambda c: (c.summary.median is None, c.summary.median or 0, c.system))
+                    key=lambda c: (getattr(c, "reference", False), c.summary.median is None, c.summary.median or 0,
+                                   c.system))
     if not curves or all(c.summary.median is None for c in curves):
         return None
     fig = new_figure(6.4, 1.7 + 0.45 * len(curves))
@@ -197,14 +201,16 @@ def metg_bars(analysis) -> Figure | None:
             ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
             continue
         unsure = bool(s.unreliable)
-        ax.barh(y, s.median - floor, left=floor, color=color_for(c.system), height=0.6,
+        color = REFERENCE_GREY if getattr(c, "reference", False) else color_for(c.system)
+        ax.barh(y, s.median - floor, left=floor, color=color, height=0.6,
                 alpha=0.35 if unsure else 1.0, hatch="//" if unsure else None, edgecolor="black" if unsure else None)
         ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
                     capsize=3, linewidth=0.9)
         ax.text(s.high * 1.08, y, units.seconds(s.median) + s.mark, va="center", fontsize=8,
                 color=UNRELIABLE_COLOR if unsure else "black")
     ax.set_yticks(range(len(curves)))
-    ax.set_yticklabels([c.system for c in curves])
+    ax.set_yticklabels([f"{c.system} (1 core, reference)" if getattr(c, "reference", False) else c.system
+                        for c in curves])
     log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
     ax.set_xlim(floor, max(c.summary.high for c in curves if c.summary.median) * 10)
     ax.set_ylim(len(curves) - 0.5, -0.5)

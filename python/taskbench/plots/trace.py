@@ -12,23 +12,12 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import EngFormatter  # noqa: E402
 
 from taskbench import units  # noqa: E402
+from taskbench.measure.trace_split import WINDOW_STEPS, window  # noqa: E402
 from taskbench.plots import new_figure  # noqa: E402
 from taskbench.plots.colors import text_color_for  # noqa: E402
 
-# Timesteps a Gantt chart shows at most: more and the tasks are too thin to see.
-WINDOW_STEPS = 8
 # Bars on white (3:1 at least) that carry black percentages (4.5:1 at least).
 PART_COLORS = {"work": "#4c9a2a", "overhead": "#c27c0e", "idle": "#8c8c8c", "discovery": "#6a8caf"}
-
-
-def _window(events: list, steps: int) -> tuple[list, str]:
-    """The events of a few timesteps from the middle of the run (its steady state), and a note."""
-    first, last = min(e[2] for e in events), max(e[2] for e in events)
-    if last - first + 1 <= steps:
-        return events, f"all {units.count(last - first + 1, 'timestep')}"
-    lo = (first + last + 1 - steps) // 2
-    shown = [e for e in events if lo <= e[2] < lo + steps]
-    return shown, f"timesteps {lo}–{lo + steps - 1} of {first}–{last} (a window)"
 
 
 def gantt(run: dict, trace: dict) -> Figure | None:
@@ -36,7 +25,7 @@ def gantt(run: dict, trace: dict) -> Figure | None:
     events = trace.get("events") or []
     if not events:
         return None
-    shown, note = _window(events, WINDOW_STEPS)
+    shown, note = window(events, WINDOW_STEPS)
     workers = trace["workers"]
     origin = min(e[4] for e in shown)
     norm = Normalize(min(e[2] for e in shown), max(max(e[2] for e in shown), min(e[2] for e in shown) + 1))

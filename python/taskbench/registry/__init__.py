@@ -16,7 +16,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import why_not_here
 from taskbench.registry import gpu
 from taskbench.registry.breakdown import parse_breakdown
@@ -159,8 +159,10 @@ class Registry:
 
     def get(self, name: str) -> System:
         if name not in self.systems:
-            known = ", ".join(self.systems) or "none (no registry found)"
-            raise UserError(f"unknown system '{name}' (known: {known})", EXIT_USAGE)
+            if not self.systems:
+                raise UserError(f"unknown system '{name}': no registry found (systems/*/system.toml)", EXIT_USAGE)
+            raise UserError(f"unknown system '{name}'{did_you_mean(name, self.systems)} (`taskbench systems` lists "
+                            f"the {len(self.systems)} known ones)", EXIT_USAGE)
         return self.systems[name]
 
     def require_available(self, name: str, figures: bool = True) -> System:

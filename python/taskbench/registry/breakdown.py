@@ -52,7 +52,8 @@ def _substitute(value: str, build: Path | None, system_name: str) -> str:
 def why_no_breakdown(system, build: Path | None) -> str:
     """Why this system cannot give a breakdown here ("" when it can)."""
     if system.breakdown is None:
-        return f"the registry entry of '{system.name}' has no 'breakdown' key"
+        return (f"{system.name} reports no work / overhead / idle breakdown (taskbench has no tool for "
+                "its runtime): its runs show their times only")
     try:
         missing = [p for p in (_substitute(r, build, system.name) for r in system.breakdown["requires"])
                    if not Path(p).exists()]

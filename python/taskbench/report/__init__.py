@@ -1,10 +1,12 @@
 """The report: figures as PNG and SVG files, and one self-contained HTML page (figures inlined as
 base64 PNG) with the METG tables, the failures and the machine's provenance.
 
-The page reads top down: each study first (what it reproduces, its table, findings and figure),
-then the METG sweeps it ran; then the METG campaigns of no study, the figures across campaigns,
-the breakdowns, failures, peaks and provenance. A note several campaigns share is said once,
-naming them; every figure appears once.
+The page reads top down: the METG campaigns of no study first, each opening with its answer (the
+parallel system with the smallest METG, its lead, the floor), several of them summarized in one
+table and the older ones folded; then each study (what it reproduces, its table, findings and
+figure) and the METG sweeps it ran; the figures across campaigns, the breakdowns, failures, peaks
+and provenance. A note several campaigns share is said once, naming them; every figure appears
+once.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from pathlib import Path
 from taskbench import studies, units
 from taskbench.measure.analysis import analyze
 from taskbench.measure.kernels import unit
+from taskbench.measure.reliability import busy_line
+from taskbench.paths import make_parents
 from taskbench.report.page import Figures, Note, html_table, notes_html
 from taskbench.report.study_sections import anchor, breakdown_section, study_summary
-from taskbench.report.tables import failures_table, metg_table, notes_below_table
+from taskbench.report.tables import answer, failures_table, metg_table, notes_below_table
 from taskbench.report.trace_sections import TIME_SPLIT_HELP, trace_section
 from taskbench.studies import execute, results
 from taskbench.studies.metg_results import MetgStudyResult
@@ -33,10 +37,11 @@ h4 { margin: 1.4em 0 0.3em; font-size: 1.1em; }
 h5 { margin: 1.4em 0 0.3em; padding-top: 0.6em; border-top: 1px solid #e4e4e4; font-size: 1.05em; }
 h6 { margin: 1em 0 0.3em; font-size: 0.95em; }
 .scroll { max-width: 100%; overflow-x: auto; }
-table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.9em; max-width: 100%; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
-td { overflow-wrap: break-word; }
+td, th { overflow-wrap: anywhere; }
 th.notes { min-width: 12em; }
+details > summary { cursor: pointer; margin: 0.8em 0 0.4em; font-weight: 600; }
 th { background: #f3f3f3; }
 figure { display: inline-block; margin: 0.4em 0; vertical-align: top; max-width: 100%; }
 figcaption { font-size: 0.85em; color: #555; }
@@ -44,6 +49,7 @@ figcaption { font-size: 0.85em; color: #555; }
 .row figure { flex: 1 1 30em; max-width: 704px; margin: 0; }
 img { max-width: 100%; height: auto; }
 .warn { color: #8a4b00; }
+.answer { margin: 0.3em 0; font-size: 1.05em; }
 .unreliable { color: #b00020; font-weight: bold; }
 .muted { color: #595959; font-size: 0.9em; }
 .cite { margin: 0.3em 0; }
@@ -62,6 +68,7 @@ class _Section:
     head: list[str]
     notes: list[Note] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
+    folded: str = ""  # the <summary> of an older campaign's folded section; "": shown open
 
 
 def _params_line(a) -> str:
@@ -92,6 +99,7 @@ def _metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, p
     """`heading` is HTML; `shown_as` names the campaign in shared notes; figures is None without
     matplotlib."""
     head = [f"<h{level}>{heading}</h{level}>"]
+    head += [f"<p class='answer'>{html.escape(line)}</p>" for line in answer(a)]
     named = "" if shown_as == a.name else f"campaign {a.name}: "
     head.append(f"<p class='params'>{html.escape(named + _params_line(a))}</p>")
     if a.campaign.get("status") != "done":
@@ -99,6 +107,8 @@ def _metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, p
     head.append(html_table(*metg_table(a)))
     head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in notes_below_table(a)))
     tail = []
+    if a.busy is not None:  # beside the figures it doubts, not only in the line above
+        head.append(f"<p class='unreliable'>{html.escape(busy_line(a.busy))}</p>")
     if figures is not None:
         head.append("<div class='row'>"
                     + figures.add(f"{a.name}_metg", lambda: plots.metg_bars(a),
@@ -121,9 +131,18 @@ def _campaign_group(sections: list[_Section]) -> list[str]:
     shared = {key for key, where in campaigns.items() if len(where) > 1}
     parts = notes_html([n for s in sections for n in s.notes if (n.css, n.text) in shared], name_campaign=True)
     for s in sections:
-        parts += s.head + notes_html([n for n in s.notes if (n.css, n.text) not in shared], name_campaign=False)
-        parts += s.tail
+        own = s.head + notes_html([n for n in s.notes if (n.css, n.text) not in shared], name_campaign=False) + s.tail
+        parts += [f"<details><summary>{html.escape(s.folded)}</summary>", *own, "</details>"] if s.folded else own
     return parts
+
+
+def _metg_summary(analyses) -> str:
+    """Several METG campaigns: one row each, newest first, with its answer's first sentence."""
+    rows = [[a.name, a.campaign.get("created", ""), f"{a.params.pattern}/{a.params.kernel}, "
+             f"{a.params.steps} x {a.params.width}", (answer(a) or ["no METG"])[0]
+             + (" (busy machine)" if a.busy is not None else "")] for a in analyses]
+    return ("<p class='muted'>Every METG campaign, newest first; the older ones are folded below.</p>"
+            + html_table(["campaign", "created", "graph", "answer"], rows))
 
 
 def _sweeps(result) -> list[tuple[str, str, object]]:
@@ -197,6 +216,16 @@ def _peaks(store) -> str:
     return html_table(["campaign", "kernel", "system", "cores", "best", "host"], rows)
 
 
+def _progress(console, what: str, total: int):
+    """A progress bar over `total` steps of building the report, on a terminal only: a log gets
+    no bar."""
+    if total and console is not None and sys.stderr.isatty():
+        bar = console.progress(what)
+        bar.add(total)
+        return bar
+    return contextlib.nullcontext()
+
+
 def _drawing(console, total: int):
     """The progress bar over the figures, on a terminal only: a log gets no bar."""
     if total and sys.stderr.isatty():
@@ -223,7 +252,17 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
     study_results = [results.load(store, n) for n in names if kinds[n] == execute.KIND]
     # A METG study's sweeps are shown under the study, with its figure: not again on their own.
     in_studies = {a.name: a for r in study_results for _, _, a in _sweeps(r)}
-    analyses = [analyze(store, n) for n in names if kinds[n] == "metg" and n not in in_studies]
+    metg_names = [n for n in names if kinds[n] == "metg" and n not in in_studies]
+    with _progress(console, "reading the campaigns", len(metg_names)) as bar:
+        analyses = []
+        for n in metg_names:
+            analyses.append(analyze(store, n))
+            if bar is not None:
+                bar.advance(n)
+    # Newest first: the question is usually about the latest measurement (the store's order, a
+    # campaign made later last, breaks a tie of creation seconds).
+    analyses.sort(key=lambda a: a.campaign.get("created") or "")
+    analyses.reverse()
     try:
         from taskbench import plots
         from taskbench.plots import trace as plots_trace
@@ -234,18 +273,23 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
 
     body: list[str] = []
     contents: list[tuple[str, str]] = []
-    if study_results:
-        body.append("<h2 id='studies'>Studies</h2>")
-        for result in study_results:
-            contents.append((anchor(result.name), f"Study {result.name}"))
-            body += _study(store, result, figures, plots, plots_trace)
     if analyses:
         # Without a study, the first screen answers the main question: the METG table and which
         # system is fastest at small tasks.
         contents.append(("metg", "METG campaigns"))
         body.append("<h2 id='metg'>METG: which system is fastest at small tasks?</h2>")
-        body += _campaign_group([_metg_campaign(store, a, html.escape(a.name), a.name, 3, figures, plots, plots_trace)
-                                 for a in analyses])
+        sections = [_metg_campaign(store, a, html.escape(a.name), a.name, 3, figures, plots, plots_trace)
+                    for a in analyses]
+        if len(analyses) > 1:
+            body.append(_metg_summary(analyses))
+            for a, section in zip(analyses[1:], sections[1:]):
+                section.folded = f"{a.name} (created {a.campaign.get('created', '?')}): {(answer(a) or ['no METG'])[0]}"
+        body += _campaign_group(sections)
+    if study_results:
+        body.append("<h2 id='studies'>Studies</h2>")
+        for result in study_results:
+            contents.append((anchor(result.name), f"Study {result.name}"))
+            body += _study(store, result, figures, plots, plots_trace)
     if figures is not None:
         across = [(n, draw, "Fig. 10 style: METG vs dependencies per task")
                   for n, draw in plots.metg_vs_dependencies(analyses)]
@@ -283,6 +327,8 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
             if bar is not None:
                 bar.add(len(figures))
             page = figures.render(page, bar)
-    html_path.parent.mkdir(parents=True, exist_ok=True)
+    made = make_parents(html_path, "--html")
+    if made and console is not None:
+        console.note(f"made the folder {made} for {html_path}")
     html_path.write_text(page, encoding="utf-8")
     return html_path

@@ -42,7 +42,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
             rows.append([name, curve.cores, s.median, s.low, s.spread, f"{s.found}/{len(s.values)}",
                          best, curve.peak, len(curve.failures), " | ".join(notes)])
         else:
-            rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.median is not None else "—"
+            # One repetition with a METG has no range (nor spread): "—", not a range of one value.
+            rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.found > 1 else "—"
             metg = units.seconds(s.median) if s.median is not None else "no METG"
             rows.append([name, curve.cores_text, metg + s.mark,
                          rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
@@ -59,6 +60,43 @@ def notes_below_table(analysis) -> list[str]:
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items()]
     return lines + [line for line in [floor_line(analysis)] if line]
+
+
+def answer(analysis) -> list[str]:
+    """The campaign's answer, first: which parallel system has the smallest METG, how far it leads
+    the next and where it stands to the no-runtime floor; then the one-core references apart, and
+    a METG below the floor explained. One sentence each."""
+    label = metg_label(analysis.params.threshold)
+    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    bound = found["metg_lower_bound_seconds"] if found else None
+    parallel = sorted((c for c in analysis.curves.values() if not c.reference and c.summary.median is not None),
+                      key=lambda c: c.summary.median)
+    lines = []
+    if parallel:
+        first = parallel[0]
+        text = (f"{first.system} has the smallest {label} of the parallel systems: "
+                f"{units.seconds(first.summary.median)}{first.summary.mark}")
+        if len(parallel) > 1:
+            second = parallel[1]
+            text += (f", {second.summary.median / first.summary.median:.2f}x below {second.system}'s "
+                     f"{units.seconds(second.summary.median)}{second.summary.mark}")
+        if bound and first.processor == "cpu":
+            text += f", {first.summary.median / bound:.1f}x the no-runtime floor ({units.seconds(bound)})"
+        lines.append(text + ".")
+        if first.summary.unreliable:
+            lines.append(f"That figure is unreliable: {'; '.join(first.summary.unreliable)}.")
+    elif any(not c.reference for c in analysis.curves.values()):
+        lines.append(f"No parallel system has a {label} here (see the table's notes).")
+    for curve in analysis.curves.values():
+        if curve.reference and curve.summary.median is not None:
+            lines.append(f"{curve.system} runs on one core, the reference without parallelism: its "
+                         f"{units.seconds(curve.summary.median)} is not comparable with the parallel systems'.")
+    for curve in parallel:
+        if bound and curve.processor == "cpu" and curve.summary.median < bound:
+            lines.append(f"{curve.system}'s METG is below the no-runtime floor ({curve.summary.median / bound:.1f}x): "
+                         "the floor is measured apart from the run, a reference rather than a bound, and the "
+                         "CPUs' placement can differ between the two (docs/harness.md, Placement).")
+    return lines
 
 
 def floor_line(analysis) -> str | None:
@@ -83,12 +121,15 @@ def metg_label(threshold: float) -> str:
     return f"METG({threshold:.0%})"
 
 
-def metg_fit(threshold: float) -> Fit:
-    """metg_table on a terminal: short headers (campaign_title gives the threshold); failures and
-    spread are in the notes and the range, so they go first when the table cannot fit."""
+def metg_fit(threshold: float, reps: int = 3) -> Fit:
+    """metg_table on a terminal: short headers (campaign_title gives the threshold). When the
+    table cannot fit, the spread and the peak go first (the range and the notes say them), then,
+    with one repetition, the range (it has none); the failed runs last (the notes name them, but
+    a count of failures is what a reader looks for first)."""
+    optional = ("spread", "peak") + (("range over reps",) if reps <= 1 else ()) + ("failed runs",)
     return Fit(short={metg_label(threshold): "METG", "range over reps": "range", "reps with METG": "reps",
                       "best efficiency": "eff.", "failed runs": "failed"},
-               optional=("failed runs", "spread", "peak"), keyed_by="system")
+               optional=optional, keyed_by="system")
 
 
 def own_peak_note(own, kernel: str) -> str:
@@ -116,6 +157,8 @@ def campaign_title(analysis) -> str:
     radix = f", radix {p.radix}" if p.radix is not None else ""
     background = analysis.background_load
     noise = f", background load {background:.2f} cores" if background is not None else ""
+    if getattr(analysis, "busy", None) is not None:
+        noise = f", BUSY MACHINE ({analysis.busy:.2f} cores of other processes on average)"
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide, "
             f"{units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}{noise}{unfinished}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from taskbench import units
 from taskbench.measure.system_report import breakdown_of
-from taskbench.measure.trace_split import split
+from taskbench.measure.trace_split import WINDOW_STEPS, split, window
 from taskbench.measure.traces import stored_traces
 from taskbench.report.page import Note
 
@@ -17,6 +17,22 @@ TIME_SPLIT_HELP = ("<p class='muted'>breakdown: the system's own -breakdown / OM
                    "discovery). trace: from the task events, a gap before a task counts as idle until every "
                    "task of the previous timestep has ended, and as overhead after (an approximation: it "
                    "over-counts idle when tasks have few dependencies).</p>")
+
+
+# The runtime's own idle share and the task events' further apart than this: the page says why.
+IDLE_DISAGREEMENT = 0.2
+
+
+def _idle_differs(from_breakdown: dict, from_trace: dict, events: dict) -> str:
+    """Why the time-split bar (the runtime's own account) and the timeline disagree on idle."""
+    shown, _ = window(events["events"], WINDOW_STEPS)
+    in_window = split({**events, "events": shown})
+    return (f"its time-split bar is its runtime's own account, {from_breakdown['idle']:.0%} idle; its task events "
+            f"say {from_trace['idle']:.0%} idle over the whole run"
+            + (f" and {in_window['idle']:.0%} in the timeline's window" if in_window else "")
+            + ": the runtime counts every moment a worker holds no task (waiting to be woken, polling, start-up "
+              "and wind-down), the events only the gaps between tasks, and the timeline shows a few steady "
+              "timesteps")
 
 
 def _breakdown_shares(run: dict) -> dict | None:
@@ -52,9 +68,12 @@ def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: i
                                       f"{system} at -iter {run.get('iter')} (task granularity "
                                       f"{units.seconds(run.get('granularity_seconds'))} while traced)"))
         from_breakdown = _breakdown_shares(run)
+        from_trace = split(events) if events and events.get("events") else None
         if from_breakdown is not None:
             shares.append((system, "breakdown", from_breakdown))
-        elif events and (from_trace := split(events)) is not None:
+            if from_trace is not None and abs(from_breakdown["idle"] - from_trace["idle"]) > IDLE_DISAGREEMENT:
+                notes.append(Note("muted", _idle_differs(from_breakdown, from_trace, events), shown_as, system))
+        elif from_trace is not None:
             shares.append((system, "trace", from_trace))
     if figures is not None and shares:
         parts.append(figures.add(f"{analysis.name}_time_split", lambda: plots_trace.time_split(shares),

@@ -9,7 +9,7 @@ and one entry in PRESETS below.
 
 from __future__ import annotations
 
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.studies import discovery, gpu_offload, imbalance, scaling, taskbench_paper
 from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import Study
@@ -20,6 +20,6 @@ PRESETS: dict[str, Study | MetgStudy] = {
 
 def get(name: str) -> Study | MetgStudy:
     if name not in PRESETS:
-        raise UserError(f"unknown study '{name}' (known: {', '.join(PRESETS)}; `taskbench study --list`)",
-                        EXIT_USAGE)
+        raise UserError(f"unknown study '{name}'{did_you_mean(name, PRESETS)} (known: {', '.join(PRESETS)}; "
+                        "`taskbench study --list`)", EXIT_USAGE)
     return PRESETS[name]
