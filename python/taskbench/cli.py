@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMANDS.values():
         module.add_parser(subparsers, common)
+    parser.commands = subparsers.choices  # name -> its parser, for its own usage errors
     return parser
 
 
@@ -94,7 +95,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args, extras = parser.parse_known_args(argv)
     if extras:
         subcommand = getattr(args, "command", None)
-        _unrecognized(parser._subparsers._group_actions[0].choices[subcommand] if subcommand else parser, extras)
+        _unrecognized(parser.commands[subcommand] if subcommand else parser, extras)
     args.system_flags = system_flags
     if args.command is None:
         parser.print_help(sys.stderr)

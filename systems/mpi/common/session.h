@@ -37,8 +37,9 @@ class Session {
     return taskbench::wall_time() - start;
   }
 
-  // Sums the graphs' executed-task and checked-output counts onto rank 0, which checks that
-  // every task ran once and every last-timestep output was checked once, and prints the report.
+  // Sums the graphs' executed-task and checked-output counts over the ranks (every rank waits
+  // for all of them); rank 0 checks that every task ran once and every last-timestep output was
+  // checked once, and prints the report.
   void report(double elapsed) const;
 
  private:
