@@ -1,5 +1,5 @@
-// Kernel peak: the core's compute_bound and memory_bound on all cores against standalone
-// loops written for this benchmark (an FMA loop with many independent accumulators, and plain
+// Kernel peak: the core's compute_bound and memory_bound tasks (through TaskGraph::execute_point,
+// as a system runs them) on all cores against standalone loops written for this benchmark (an FMA loop with many independent accumulators, and plain
 // memcpy over the same working set). Runs are interleaved and the best of N is kept, because
 // this machine's speed swings. Prints figures; never fails.
 #include <immintrin.h>
@@ -9,11 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include "../core/src/kernels/kernels.h"
 #include "taskbench/app.h"
+#include "taskbench/task_graph.h"
 
 namespace {
 
@@ -77,18 +78,33 @@ int main(int argc, char** argv) {
   // reports a 480 MiB L3): a smaller set lets whichever copy loop runs second read a warm cache.
   const size_t scratch = size_t(1) << 30;
   const int samples = 16;
+  const long mem_iters = 2 * samples;  // two passes over the scratch
+
+  // Graph 0: one compute_bound task; graph 1: one memory_bound task over `scratch` bytes.
+  std::vector<std::string> args = {"bench_kernel_peak", "-kernel", "compute_bound", "-iter",
+                                   std::to_string(iterations), "-and", "-kernel", "memory_bound",
+                                   "-iter", std::to_string(mem_iters), "-sample", std::to_string(samples),
+                                   "-scratch", std::to_string(scratch)};
+  std::vector<char*> argv_graphs;
+  for (std::string& a : args) argv_graphs.push_back(a.data());
+  taskbench::App app(static_cast<int>(argv_graphs.size()), argv_graphs.data(), {"kernel_peak"});
+  const taskbench::TaskGraph compute = app.graphs()[0], memory = app.graphs()[1];
+  // Runs task (0, 0) of g on this thread, as a system would: validated, output written.
+  auto run_task = [](const taskbench::TaskGraph& g, char* scratch_ptr, size_t scratch_bytes) {
+    std::vector<char> output(g.output_bytes());
+    g.execute_point(0, 0, output.data(), output.size(), nullptr, nullptr, 0, scratch_ptr, scratch_bytes);
+  };
 
   std::vector<std::vector<char>> buffers(threads, std::vector<char>(scratch, 1));
   double best_kernel = 0, best_ref = 0, best_mem = 0, best_copy = 0;
   for (int r = 0; r < reps; ++r) {
-    double t = on_all_cores(threads, [&](int) { sink = taskbench::kernels::compute_bound(iterations, -0.5); });
+    double t = on_all_cores(threads, [&](int) { run_task(compute, nullptr, 0); });
     best_kernel = std::max(best_kernel, threads * (128.0 * iterations + 64) / t);
     t = on_all_cores(threads, [&](int) { sink = reference_fma(iterations); });
     best_ref = std::max(best_ref, threads * (2.0 * 12 * kVectorDoubles * iterations) / t);
-    const long mem_iters = 2 * samples;  // two passes over the scratch
     auto kernel = [&] {
       const double t = on_all_cores(threads, [&](int th) {
-        taskbench::kernels::memory_bound(buffers[th].data(), scratch, mem_iters, samples, 0);
+        run_task(memory, buffers[th].data(), scratch);
       });
       best_mem = std::max(best_mem, threads * (double(scratch) * mem_iters / samples) / t);
     };

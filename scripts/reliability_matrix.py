@@ -78,7 +78,7 @@ def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: st
         f"{machine['available_cpus']} CPUs, {machine['os']}), revision {revision or 'unknown'}. "
         "Do not edit by hand: run the command again.",
         "",
-        "Each fault is the core's `TASKBENCH_FAULT` switch (`core/src/fault.h`), so it fires inside "
+        "Each fault is the core's `TASKBENCH_FAULT` switch (docs/spec.md §3), so it fires inside "
         "the system's own data path: the worker thread or MPI rank that runs the task. Each case is "
         "one `taskbench run` of the fault's graphs (below; MPI systems: "
         f"`--ranks {faults.MPI_RANKS}`), judged on what the harness stored (status and reason, verbatim below) and on "

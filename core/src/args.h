@@ -4,12 +4,12 @@
 #pragma once
 
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "graph_limits.h"
 #include "taskbench/app.h"
+#include "usage_error.h"
 
 namespace taskbench {
 
@@ -24,13 +24,6 @@ struct Config {
   std::map<std::string, long> system_values;  // system flags given on the command line
   std::map<std::string, std::string> system_texts;  // text system flags given
 };
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-constexpr int kUsageExitCode = 2;
 
 // memory_bytes: what the graphs' buffers may need in all (graph_limits.h).
 Config parse_args(const std::vector<std::string>& args, const std::vector<SystemFlag>& system_flags,

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
 #include "kernels/kernels.h"
+#include "usage_error.h"
 
 namespace taskbench {
 namespace {

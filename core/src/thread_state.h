@@ -10,13 +10,9 @@
 
 #include "fault.h"
 #include "taskbench/taskbench.h"
+#include "taskbench/worker.h"  // TraceEvent
 
 namespace taskbench {
-
-struct TraceEvent {
-  long graph, t, i;
-  double start, end;
-};
 
 // Storage on cache lines of its own (pairs of lines: the spatial prefetcher pulls pairs), for
 // what one thread writes per task: neighbouring heap blocks of two threads' counts shared a

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 
 #include "taskbench/taskbench.h"
+#include "taskbench/worker.h"  // ValidationFailure
 
 namespace taskbench {
 
@@ -22,12 +22,6 @@ void validate_inputs(const task_graph_t& g, long t, long i, const char* const* i
 // Checks an output that no task read, handed over at the end of the run (taskbench.h), as
 // validate_inputs checks one that was read; counts it when it is of g's last timestep.
 void check_unread_output(const task_graph_t& g, long t, long i, const char* output, size_t bytes);
-
-// What a failed validation throws under run_switches.validation_throws: its one line.
-class ValidationFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Prints the line and exits with kValidationExitCode, or throws ValidationFailure.
 [[noreturn]] void validation_failure(const task_graph_t& g, long t, long i, const char* fmt, ...)

@@ -11,7 +11,7 @@
 #include "buffers.h"
 #include "taskbench/point_buffers.h"
 #include "taskbench/task_graph.h"
-#include "validate.h"
+#include "taskbench/worker.h"  // ValidationFailure
 
 namespace nb = nanobind;
 using taskbench::Interval;

@@ -17,7 +17,7 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", core.parent().unwrap().display());
     println!("cargo:rustc-link-lib=static={name}");
     println!("cargo:rustc-link-lib=dylib=stdc++");
-    // OpenBLAS must find the core's locked blas_memory_alloc (core/src/kernels/dgemm.cc).
+    // OpenBLAS must find the core's locked blas_memory_alloc (its dgemm kernel, built in the core library).
     println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=blas_memory_alloc");
     for lib in env::var("TASKBENCH_LINK_LIBS").unwrap_or_default().split(';').filter(|l| !l.is_empty()) {
         let lib = Path::new(lib);

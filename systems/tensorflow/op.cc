@@ -8,16 +8,15 @@
 // counts and its fault switch are this copy's, hence the two C entry points at the bottom,
 // which the driver calls through ctypes.
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
-#include "fault.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
 #include "taskbench/task_graph.h"
-#include "thread_state.h"
+#include "taskbench/worker.h"
 
 namespace {
 
@@ -115,17 +114,15 @@ REGISTER_KERNEL_BUILDER(Name("TaskbenchTask").Device(tensorflow::DEVICE_CPU), Ta
 
 // TASKBENCH_FAULT for this library's copy of the core; returns false for an invalid value.
 extern "C" bool taskbench_tf_setup() {
-  taskbench::Fault fault;
-  if (!taskbench::parse_fault(std::getenv("TASKBENCH_FAULT"), &fault)) return false;
-  taskbench::run_switches.fault = fault;
+  try {
+    taskbench::worker::setup({});
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
   return true;
 }
 
 // Tasks of graph `graph` that ran through this library's copy of the core.
 extern "C" long long taskbench_tf_executed(long graph) {
-  long long count = 0;
-  taskbench::for_each_thread_state([&](taskbench::ThreadState& s) {
-    if (graph < static_cast<long>(s.executed.size())) count += s.executed[graph];
-  });
-  return count;
+  return taskbench::worker::executed_counts(graph + 1)[graph];
 }

@@ -65,7 +65,7 @@ def compile_op(tf, core: Path, build: Path, target: Path) -> None:
     fd, partial = tempfile.mkstemp(dir=target.parent, suffix=".so.partial")
     os.close(fd)
     argv = [COMPILER, "-O2", "-shared", "-fPIC", str(SOURCE), "-o", partial,
-            f"-I{ROOT / 'core' / 'include'}", f"-I{ROOT / 'core' / 'src'}",
+            f"-I{ROOT / 'core' / 'include'}",
             *tf.sysconfig.get_compile_flags(), str(core), *blas_flags(build),
             *tf.sysconfig.get_link_flags(), "-lpthread", "-ldl"]
     got = subprocess.run(argv, capture_output=True, text=True)

@@ -2,7 +2,7 @@
 (test_valid_configs.py). flag_lines.py draws mostly invalid lines to test the
 parser; these are all valid, so that every line reaches execution: 1 to 3 graphs joined by -and,
 every pattern with a radix, period and fraction that fit it, every kernel with the scratch it
-needs (docs/spec.md §4, core/src/args.cc: check_graph), outputs from 16 bytes to 64 KiB, flags in any
+needs (docs/spec.md §4, as the core checks each graph), outputs from 16 bytes to 64 KiB, flags in any
 order and sometimes left at their defaults.
 
 Each line is small enough to run in milliseconds (line_cost.py's estimate, and a cap on the tasks

@@ -37,7 +37,7 @@ def create(store, name: str, kind: str, params: dict, git_revision: str | None) 
                           provenance.harness())
 
 
-FAULT_VARIABLE = "TASKBENCH_FAULT"  # the core's fault switch (core/src/fault.h)
+FAULT_VARIABLE = "TASKBENCH_FAULT"  # the core's fault switch (docs/spec.md §3)
 
 
 def rejected_flags(system_name: str, reason: str, whose: str = "its flags") -> UserError:
