@@ -4,21 +4,10 @@
 
 using taskbench::gpu::check;
 
-namespace {
-
-bool covers(const std::vector<taskbench::Interval>& intervals, long n, long point) {
-  for (long k = 0; k < n; ++k)
-    if (intervals[k].start <= point && point <= intervals[k].end) return true;
-  return false;
-}
-
-}  // namespace
-
 ColumnStreams::ColumnStreams(const taskbench::TaskGraph& g)
-    : graph_(g), launcher_(g), buffers_(g, kRingRows), width_(g.max_width()),
-      streams_(width_), events_(kRingRows * width_), event_row_(kRingRows * width_, -1),
-      last_writer_(kRingRows * width_, -1), joins_(width_),
-      deps_(std::max(1L, g.max_intervals())), readers_(std::max(1L, g.max_intervals())) {
+    : graph_(g), hazards_(g), launcher_(g), buffers_(g, kRingRows), width_(g.max_width()),
+      streams_(width_), events_(kRingRows * width_), event_row_(kRingRows * width_, -1), joins_(width_),
+      deps_(std::max(1L, g.max_intervals())) {
   inputs_.reserve(g.max_dependencies());
   for (cudaStream_t& s : streams_) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   for (cudaEvent_t& e : events_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
@@ -45,35 +34,21 @@ void ColumnStreams::wait_for(long i, long parity, long k, long window_start) {
 
 void ColumnStreams::issue_row(long t, long window_start, const long* row_base) {
   const taskbench::TaskGraph& g = graph_;
-  const long parity = t % kRingRows, previous = (t + kRingRows - 1) % kRingRows;
+  const long parity = t % kRingRows;
   const long launched_t = row_base != nullptr ? t - window_start : t;
   for (long i = g.offset(t), end = i + g.width(t); i < end; ++i) {
     const long n_deps = g.task_dependencies(t, i, deps_.data());
     inputs_.clear();
     for (long d = 0; d < n_deps; ++d)
-      for (long j = deps_[d].start; j <= deps_[d].end; ++j) {
-        inputs_.push_back({buffers_.output(t - 1, j), j});
-        wait_for(i, previous, j, window_start);
-      }
-    // Write-after-read: the readers of slot (parity, i) from its last writer's row.
-    const long writer = last_writer_[parity * width_ + i];
-    if (writer >= 0) {
-      const long n_readers = g.task_successors(writer, i, readers_.data());
-      for (long r = 0; r < n_readers; ++r)
-        for (long k = readers_[r].start; k <= readers_[r].end; ++k)
-          if (!covers(deps_, n_deps, k)) wait_for(i, previous, k, window_start);
-    }
+      for (long j = deps_[d].start; j <= deps_[d].end; ++j) inputs_.push_back({buffers_.output(t - 1, j), j});
+    // Its producers and the readers of the slot it overwrites; what else taskbench::Hazards
+    // names is column i's own earlier tasks, which its stream already runs in order.
+    hazards_.for_each(t, i, [&](long row, long k) { wait_for(i, row % kRingRows, k, window_start); });
     launcher_.launch(streams_[i], launched_t, i, buffers_.output(t, i), buffers_.scratch(i), inputs_.data(),
                      static_cast<long>(inputs_.size()), row_base);
     check(cudaEventRecord(events_[parity * width_ + i], streams_[i]), "cudaEventRecord");
     event_row_[parity * width_ + i] = t;
-    last_writer_[parity * width_ + i] = t;
   }
-}
-
-void ColumnStreams::skip_row(long t) {
-  for (long i = graph_.offset(t), end = i + graph_.width(t); i < end; ++i)
-    last_writer_[(t % kRingRows) * width_ + i] = t;
 }
 
 void ColumnStreams::fork_from(cudaStream_t origin) {

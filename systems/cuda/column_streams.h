@@ -1,7 +1,7 @@
 // One graph's tasks issued to the GPU as cuda and cuda_graph do: a stream per column, an event
 // per task, and the waits the graph's dependencies need. Outputs live in a ring of two rows
 // (task (t, i) writes slot (t % 2, i)), so besides its inputs a task also waits for the readers
-// of the slot it overwrites (write-after-read).
+// of the slot it overwrites (write-after-read): the core's taskbench::Hazards.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "taskbench/gpu.h"
+#include "taskbench/hazards.h"
 
 class ColumnStreams {
  public:
-  static constexpr long kRingRows = 2;
+  static constexpr long kRingRows = 2;  // taskbench::Hazards' layout
 
   explicit ColumnStreams(const taskbench::TaskGraph& g);
   ~ColumnStreams();
@@ -28,10 +29,6 @@ class ColumnStreams {
   // `row_base`, the row is launched as t - window_start + *row_base (a replayable window).
   void issue_row(long t, long window_start = 0, const long* row_base = nullptr);
 
-  // A row replayed from a captured window rather than issued: only the bookkeeping of which
-  // row last wrote each slot, which later windows' write-after-read waits need.
-  void skip_row(long t);
-
   // For stream capture: every column stream waits for `origin` (joining its capture), and
   // `origin` waits for every column stream (closing it).
   void fork_from(cudaStream_t origin);
@@ -41,15 +38,15 @@ class ColumnStreams {
   void wait_for(long i, long row_parity, long k, long window_start);
 
   taskbench::TaskGraph graph_;
+  taskbench::Hazards hazards_;
   taskbench::gpu::TaskLauncher launcher_;
   taskbench::gpu::DeviceBuffers buffers_;
   long width_;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> events_;    // [parity][column]: the last task of that parity's row
   std::vector<long> event_row_;        // the row each event was last recorded for, or -1
-  std::vector<long> last_writer_;      // [parity][column]: the row that last wrote the slot, or -1
   cudaEvent_t fork_ = nullptr;
   std::vector<cudaEvent_t> joins_;     // [column], for join_into
-  std::vector<taskbench::Interval> deps_, readers_;
+  std::vector<taskbench::Interval> deps_;
   std::vector<taskbench::gpu::Input> inputs_;
 };

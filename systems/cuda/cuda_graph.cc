@@ -54,11 +54,7 @@ class WindowedGraph {
       std::vector<long> shape{first == 0, end - first};
       for (long t = first; t < end; ++t) shape.insert(shape.end(), {g.offset(t), g.width(t), g.dependence_set(t)});
       auto found = captured_.find(shape);
-      if (found == captured_.end()) {
-        found = captured_.emplace(shape, capture(first, end)).first;
-      } else {
-        for (long t = first; t < end; ++t) columns_.skip_row(t);
-      }
+      if (found == captured_.end()) found = captured_.emplace(shape, capture(first, end)).first;
       replays_.push_back({found->second, first, end});
     }
     check(cudaMallocHost(reinterpret_cast<void**>(&bases_), replays_.size() * sizeof(long)), "cudaMallocHost");

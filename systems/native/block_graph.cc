@@ -5,7 +5,7 @@
 #include <numeric>
 #include <immintrin.h>
 
-#include "predecessors.h"
+#include "taskbench/hazards.h"
 
 namespace native {
 
@@ -31,7 +31,7 @@ void run_block_task(void* arg, std::int64_t row, std::int64_t i) {
 
 }  // namespace
 
-BlockGraph::BlockGraph(GraphRun& run, Predecessors& preds, long first_base, long rows, int homes)
+BlockGraph::BlockGraph(GraphRun& run, taskbench::Hazards& preds, long first_base, long rows, int homes)
     : g_(run.buffers.graph()),
       rows_(rows),
       period_(std::lcm(std::max(1L, g_.dependence_sets()), 2L)),

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common.h"
-#include "predecessors.h"
+#include "taskbench/hazards.h"
 #include "tbrt/graph.h"
 
 namespace native {
@@ -36,7 +36,7 @@ class BlockGraph {
   // Tasks, edges and input pointers of rows [base, base + rows) of run's graph. With
   // homes > 0, column i's tasks are homed on worker i * homes / max_width (contiguous
   // column blocks, as MPI ranks own them); with 0 every task goes through the deques.
-  BlockGraph(GraphRun& run, Predecessors& preds, long base, long rows, int homes);
+  BlockGraph(GraphRun& run, taskbench::Hazards& preds, long base, long rows, int homes);
 
   // Whether this graph is also right for the block [base, base + rows).
   bool fits(long base, long rows) const;
@@ -81,7 +81,7 @@ class BlockSchedule {
  private:
   static constexpr std::size_t kCached = 3;
   GraphRun& run_;
-  Predecessors preds_;  // built once per graph (it checks the pattern's symmetry)
+  taskbench::Hazards preds_;  // built once per graph (it checks the pattern's symmetry)
   long rows_, head_;
   int homes_;
   long next_base_ = 0, replays_ = 0, builds_ = 0;

@@ -1,7 +1,7 @@
 // native_dynamic: tasks discovered one timestep at a time by the owner thread, as OpenMP
 // tasking does: create each task, wire it to its predecessors' handles, submit it. Workers
 // run tasks meanwhile; past tbrt's max_outstanding the owner runs tasks itself (throttle).
-// Same edges as the persistent systems (predecessors.h), graphs interleaved per timestep.
+// Same edges as the persistent systems (taskbench/hazards.h), graphs interleaved per timestep.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common.h"
-#include "predecessors.h"
+#include "taskbench/hazards.h"
 #include "tbrt/clock.h"
 
 namespace {
@@ -22,7 +22,7 @@ struct Wiring {
     for (auto& row : rows) row.resize(r.buffers.graph().max_width());
   }
   native::GraphRun& run;
-  native::Predecessors preds;
+  taskbench::Hazards preds;
   std::vector<tbrt::TaskHandle> rows[3];
 };
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
 
   native::wake_workers(rt);
   rt.reset_stats();
-  std::uint64_t enumerate = 0;  // ticks in predecessors.h (-breakdown only)
+  std::uint64_t enumerate = 0;  // ticks in taskbench::Hazards (-breakdown only)
   const double start = taskbench::wall_time();
   for (long t = 0; t < steps; ++t) {
     for (Wiring& w : wirings) {

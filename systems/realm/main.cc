@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "taskbench/app.h"
+#include "taskbench/hazards.h"
 #include "taskbench/point_buffers.h"
 
 namespace {
@@ -71,39 +72,41 @@ void point_task(const void* args, size_t, const void*, size_t, Processor) {
                         d.scratch + d.graph.scratch_bytes() * a.i, d.graph.scratch_bytes());
 }
 
-// What a task must wait for besides its producers, per column of one graph: the last writer of
-// each output slot and the tasks that read it since (an overwrite waits for them), and the
-// column's last task (the scratch buffer is the column's).
-struct Hazards {
-  std::vector<Event> writer[2];
-  std::vector<std::vector<Event>> readers[2];
-  std::vector<Event> column_last;
-  explicit Hazards(long width) : column_last(width) {
-    for (int f = 0; f < 2; ++f) {
-      writer[f].assign(width, Event::NO_EVENT);
-      readers[f].assign(width, {});
-    }
+// Per graph, the completion event of each column's latest task of each row parity: what
+// taskbench::Hazards names is always there, since a task waits only for rows t-1 and t-2. A
+// column's last two tasks follow all its earlier ones, so these events end the graph too.
+struct LatestTasks {
+  std::vector<Event> of_parity[2];
+  explicit LatestTasks(long width) {
+    for (auto& events : of_parity) events.assign(width, Event::NO_EVENT);
   }
-  // The events task (t, i) must follow, its producers' aside.
-  void collect(long t, long i, bool scratch, std::vector<Event>& out) const {
-    out.push_back(writer[t % 2][i]);
-    out.insert(out.end(), readers[t % 2][i].begin(), readers[t % 2][i].end());
-    if (scratch) out.push_back(column_last[i]);
-  }
-  void record(long t, long i, Event done, const taskbench::Interval* deps, long n) {
-    writer[t % 2][i] = done;
-    readers[t % 2][i].clear();
-    column_last[i] = done;
-    for (long r = 0; r < n; ++r)
-      for (long j = deps[r].start; j <= deps[r].end; ++j) readers[(t - 1) % 2][j].push_back(done);
-  }
+  Event& of(long t, long i) { return of_parity[t % 2][i]; }
   Event all() const {
-    std::vector<Event> events(column_last.begin(), column_last.end());
-    for (int f = 0; f < 2; ++f) {
-      events.insert(events.end(), writer[f].begin(), writer[f].end());
-      for (const auto& r : readers[f]) events.insert(events.end(), r.begin(), r.end());
-    }
+    std::vector<Event> events(of_parity[0]);
+    events.insert(events.end(), of_parity[1].begin(), of_parity[1].end());
     return Event::merge_events(events);
+  }
+};
+
+// What the driver tracks while it issues every graph's tasks, row by row.
+struct Issue {
+  std::vector<taskbench::Hazards> hazards;
+  std::vector<LatestTasks> latest;
+  long steps = 0;  // rows of the longest graph
+  Issue() {
+    std::vector<taskbench::TaskGraph> shapes;
+    for (const GraphData& d : graph_data) {
+      shapes.push_back(d.graph);
+      hazards.emplace_back(d.graph);
+      latest.emplace_back(d.graph.max_width());
+    }
+    steps = taskbench::max_timesteps(shapes);
+  }
+  // Triggers once every task issued has run.
+  Event end() const {
+    std::vector<Event> ends;
+    for (const LatestTasks& l : latest) ends.push_back(l.all());
+    return Event::merge_events(ends);
   }
 };
 
@@ -112,41 +115,32 @@ Processor processor_of(const std::vector<Processor>& procs, const taskbench::Tas
   return procs[static_cast<size_t>(i * static_cast<long>(procs.size()) / g.max_width())];
 }
 
-// realm: one spawn per task, its precondition merged from its producers' and hazards' events.
+// realm: one spawn per task, its precondition merged from the events of the tasks it must wait
+// for (taskbench::Hazards: its producers, and what the reuse of its column's buffers needs).
 Event spawn_all(const std::vector<Processor>& procs) {
-  std::vector<taskbench::TaskGraph> shapes;
-  for (const GraphData& d : graph_data) shapes.push_back(d.graph);
-  std::vector<Hazards> hazards;
-  for (const GraphData& d : graph_data) hazards.emplace_back(d.graph.max_width());
-  std::vector<taskbench::Interval> deps;
+  Issue issue;
   std::vector<Event> pre;
-  const long steps = taskbench::max_timesteps(shapes);
-  for (long t = 0; t < steps; ++t)
+  for (long t = 0; t < issue.steps; ++t)
     for (size_t gi = 0; gi < graph_data.size(); ++gi) {
       const taskbench::TaskGraph& g = graph_data[gi].graph;
       if (t >= g.timesteps()) continue;
-      deps.resize(std::max<size_t>(deps.size(), g.max_intervals()));
       for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
-        const long n = g.task_dependencies(t, i, deps.data());
         pre.clear();
-        for (long r = 0; r < n; ++r)
-          for (long j = deps[r].start; j <= deps[r].end; ++j) pre.push_back(hazards[gi].writer[(t - 1) % 2][j]);
-        hazards[gi].collect(t, i, g.scratch_bytes() > 0, pre);
+        LatestTasks& latest = issue.latest[gi];
+        issue.hazards[gi].for_each(t, i, [&](long row, long j) { pre.push_back(latest.of(row, j)); });
         const PointArgs args{static_cast<long>(gi), t, i};
-        const Event done = processor_of(procs, g, i).spawn(kPointTask, &args, sizeof args, Event::merge_events(pre));
-        hazards[gi].record(t, i, done, deps.data(), n);
+        latest.of(t, i) = processor_of(procs, g, i).spawn(kPointTask, &args, sizeof args, Event::merge_events(pre));
       }
     }
-  std::vector<Event> ends;
-  for (const Hazards& h : hazards) ends.push_back(h.all());
-  return Event::merge_events(ends);
+  return issue.end();
 }
 
-// realm_subgraph: a row t of a graph as a Subgraph with one task per point and 3W external
-// preconditions (W = the graph's max width): port j is task (t-1, j)'s completion, port W+j
-// task (t-2, j)'s, and port 2W+j what else column j's slot and scratch must wait for, wired
-// only where rows t-1 or t-2 lack column j (dom, tree). Its postconditions are the row's tasks'
-// completions, by position in the row. Rows with the same wiring share one Subgraph.
+// realm_subgraph: a row t of a graph as a Subgraph with one task per point and 2W external
+// preconditions (W = the graph's max width): port j is the completion of column j's latest task
+// of row parity t-1, port W+j of parity t (before row t: task (t-2, j), where it exists). Each
+// task is wired to the ports of the tasks taskbench::Hazards names, all in rows t-1 and t-2. Its
+// postconditions are the row's tasks' completions, by position in the row. Rows with the same
+// wiring share one Subgraph.
 class RowSubgraphs {
  public:
   explicit RowSubgraphs(const std::vector<Processor>& procs) : procs_(procs) {}
@@ -156,70 +150,27 @@ class RowSubgraphs {
   size_t distinct() const { return built_.size(); }
 
   Event run_all() {
-    std::vector<taskbench::TaskGraph> shapes;
-    for (const GraphData& d : graph_data) shapes.push_back(d.graph);
-    // Per graph, the completion events of rows t-1 and t-2 by column, and the hazards.
-    std::vector<std::vector<Event>> last(graph_data.size()), before(graph_data.size());
-    std::vector<Hazards> hazards;
-    for (const GraphData& d : graph_data) {
-      hazards.emplace_back(d.graph.max_width());
-      last[hazards.size() - 1].assign(d.graph.max_width(), Event::NO_EVENT);
-      before[hazards.size() - 1].assign(d.graph.max_width(), Event::NO_EVENT);
-    }
-    std::vector<taskbench::Interval> deps, successors;
-    std::vector<Event> pre, post, extra;
-    const long steps = taskbench::max_timesteps(shapes);
-    for (long t = 0; t < steps; ++t)
+    Issue issue;
+    std::vector<Event> pre, post;
+    for (long t = 0; t < issue.steps; ++t)
       for (size_t gi = 0; gi < graph_data.size(); ++gi) {
         const taskbench::TaskGraph& g = graph_data[gi].graph;
         if (t >= g.timesteps()) continue;
         const long w = g.max_width(), first = g.offset(t), width = g.width(t);
-        deps.resize(std::max<size_t>(deps.size(), g.max_intervals()));
-        successors.resize(deps.size());
         wiring_.assign({static_cast<long>(gi), first, width});
-        pre.assign(3 * w, Event::NO_EVENT);
-        std::copy(last[gi].begin(), last[gi].end(), pre.begin());
-        std::copy(before[gi].begin(), before[gi].end(), pre.begin() + w);
         for (long i = first; i < first + width; ++i) {
-          const long n = g.task_dependencies(t, i, deps.data());
           wiring_.push_back(-1);  // the task's ports follow
-          for (long r = 0; r < n; ++r)
-            for (long j = deps[r].start; j <= deps[r].end; ++j) wiring_.push_back(j);
-          const bool in_last = t >= 1 && g.contains(t - 1, i), in_before = t >= 2 && g.contains(t - 2, i);
-          if (in_before) {
-            // Task (t-2, i) wrote the slot; its readers are its successors in row t-1.
-            wiring_.push_back(w + i);
-            const long m = g.task_successors(t - 2, i, successors.data());
-            for (long r = 0; r < m; ++r)
-              for (long k = successors[r].start; k <= successors[r].end; ++k) wiring_.push_back(k);
-          }
-          // The column's scratch: its last task is (t-1, i), else (t-2, i) (port W+i above).
-          const bool scratch = g.scratch_bytes() > 0;
-          if (scratch && in_last) wiring_.push_back(i);
-          if (!in_before) {
-            // An older writer of the slot (the column was not in row t-2): the driver merges
-            // what it and its readers left, and the column's last task.
-            extra.clear();
-            hazards[gi].collect(t, i, scratch && !in_last, extra);
-            pre[2 * w + i] = Event::merge_events(extra);
-            wiring_.push_back(2 * w + i);
-          }
+          issue.hazards[gi].for_each(t, i, [&](long row, long j) { wiring_.push_back(row == t - 1 ? j : w + j); });
         }
+        LatestTasks& latest = issue.latest[gi];
+        pre.assign(latest.of_parity[(t + 1) % 2].begin(), latest.of_parity[(t + 1) % 2].end());
+        pre.insert(pre.end(), latest.of_parity[t % 2].begin(), latest.of_parity[t % 2].end());
         const Realm::Subgraph& sg = subgraph(g, t);
         post.assign(width, Event::NO_EVENT);  // Realm fills them in, one per postcondition port
         sg.instantiate(&t, sizeof t, Realm::ProfilingRequestSet(), pre, post);
-        // The bookkeeping for the rare rows that need port 2W+j.
-        for (long i = first; i < first + width; ++i) {
-          const long n = g.task_dependencies(t, i, deps.data());
-          hazards[gi].record(t, i, post[i - first], deps.data(), n);
-        }
-        before[gi] = last[gi];
-        std::fill(last[gi].begin(), last[gi].end(), Event::NO_EVENT);
-        for (long i = first; i < first + width; ++i) last[gi][i] = post[i - first];
+        for (long i = first; i < first + width; ++i) latest.of(t, i) = post[i - first];
       }
-    std::vector<Event> ends;
-    for (const Hazards& h : hazards) ends.push_back(h.all());
-    return Event::merge_events(ends);
+    return issue.end();
   }
 
  private:

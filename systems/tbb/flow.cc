@@ -1,6 +1,6 @@
 // tbb_flow: a oneTBB flow graph with one continue_node per point per timestep. An edge runs
-// from every producer to its consumer (and the orderings predecessors.h adds for the reused
-// buffers); tasks without predecessors hang off one broadcast_node, and one try_put into it
+// from every producer to its consumer (and the orderings taskbench/hazards.h adds for the
+// reused buffers); tasks without predecessors hang off one broadcast_node, and one try_put into it
 // runs every graph, which ends at wait_for_all. The flow graph is built inside the timed
 // region: it is this run's task graph, built once and run once, as openmp_task creates its
 // tasks in the run (the JSON report's system_report.discovery has the construction time).
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common.h"
-#include "predecessors.h"
 #include "window.h"
 #include "taskbench/app.h"
+#include "taskbench/hazards.h"
 #include "taskbench/point_buffers.h"
 
 namespace flow = oneapi::tbb::flow;
@@ -31,15 +31,18 @@ class GraphNodes {
   GraphNodes(flow::graph& fg, flow::broadcast_node<flow::continue_msg>& start,
              const taskbench::PointBuffers& b)
       : g_(b.graph()), rows_(static_cast<size_t>(g_.timesteps())) {
-    tbb_system::Predecessors predecessors(g_);
+    taskbench::Hazards hazards(g_);
     for (long t = 0; t < g_.timesteps(); ++t) {
       std::vector<std::unique_ptr<Node>>& row = rows_[static_cast<size_t>(t)];
       row.reserve(static_cast<size_t>(g_.width(t)));
       for (long i = g_.offset(t), end = i + g_.width(t); i < end; ++i) {
         row.push_back(std::make_unique<Node>(fg, [&b, t, i](const flow::continue_msg&) { b.run(t, i); }));
-        const std::vector<tbb_system::Task>& before = predecessors.of(t, i);
-        if (before.empty()) flow::make_edge(start, *row.back());
-        for (const tbb_system::Task& p : before) flow::make_edge(node(p.first, p.second), *row.back());
+        bool waits = false;
+        hazards.for_each(t, i, [&](long before, long j) {
+          flow::make_edge(node(before, j), *row.back());
+          waits = true;
+        });
+        if (!waits) flow::make_edge(start, *row.back());
       }
     }
   }

@@ -12,7 +12,7 @@
 //    its message on;
 //  - the edges across two replays need no node: wait_for_all ends one replay before the next
 //    starts, so a window's first row hangs off the start node, as do nodes with no predecessor.
-// Within the window the edges are those of predecessors.h on full rows: the inputs, the readers
+// Within the window the edges are those of taskbench/hazards.h on full rows: the inputs, the readers
 // of the output field a task overwrites (the consumers of (k-2, i), in row k-1, also when k-2 is
 // in the previous replay: its readers in row 0 are this replay's) and, with scratch, the
 // column's previous task: all of them in row k-1. Where the output of (k-2, i) has no reader in
