@@ -5,7 +5,7 @@ tests/harness/test_fault_matrix.py and scripts/reliability_matrix.py (which writ
 docs/reliability.md) both take their faults, injection and verdicts from here, so the table in
 the docs is exactly what the tests check.
 
-Every fault is the core's TASKBENCH_FAULT switch (core/src/fault.h), so it fires inside the
+Every fault is the core's TASKBENCH_FAULT switch (docs/spec.md §3), so it fires inside the
 system's own data path: in the worker thread or MPI rank that runs the task, never in a wrapper.
 """
 
@@ -100,19 +100,15 @@ def _judge_hang(system, run: dict) -> list[str]:
     return problems
 
 
-# Systems whose worker processes are another process's children (Ray's raylet, charmrun, Spark's
-# Python daemon): the driver learns that a worker died, not of which signal, and fails with
-# these words.
-WORKERS_REAPED_BY_ENGINE = {"ray": "worker process died", "ray_compiled": "worker process died",
-                            "charm4py": "Socket closed before recv", "parsl": "worker process died",
-                            "spark": "worker process died", "spark_standalone": "worker process died"}
-
-
 def _judge_kill(system, run: dict) -> list[str]:
     problems = []
     reason = run["reason"] or ""
-    if system.name in WORKERS_REAPED_BY_ENGINE:
-        if run["status"] != "failed" or WORKERS_REAPED_BY_ENGINE[system.name] not in reason:
+    # An engine that reaps its own worker processes (registry key `killed_worker_reason`: Ray's
+    # raylet, charmrun, Spark's Python daemon are their parents) tells the driver that a worker
+    # died, not of which signal, and the driver fails with those words.
+    reaped = system.killed_worker_reason
+    if reaped:
+        if run["status"] != "failed" or reaped not in reason:
             problems.append(f"status {run['status']!r}, reason {reason!r}: expected 'failed', naming the "
                             "worker process's death")
     elif run["status"] != "crashed":
@@ -121,7 +117,7 @@ def _judge_kill(system, run: dict) -> list[str]:
         want = f"rank {FAILING_RANK} killed by SIGKILL"
         if not reason.startswith(want):
             problems.append(f"reason {reason!r} does not start with {want!r}")
-    elif system.name in WORKERS_REAPED_BY_ENGINE:
+    elif reaped:
         pass
     elif reason != "killed by SIGKILL" and not reason.startswith("killed by SIGKILL: taskbench: worker process"):
         # A driver whose worker process was killed dies of the same signal, naming the worker.

@@ -40,7 +40,7 @@ def pool_task(switches, graph, t: int, i: int, *produced):
     produced: its producers' (output, note) results. This function reaches the workers pickled
     by value (dill, as Parsl does for a script's functions), so it imports what it uses."""
     from taskbench.engine.app import run_task_in_worker
-    from taskbench.engine.ray_task import setup
+    from taskbench.engine.worker_task import setup
     # Once per worker process, as a Ray task does: the driver's fault switch and tracing, and a
     # failed validation raises in the task, as the worker's exit status never reaches the
     # driver (the pool's manager is its parent).

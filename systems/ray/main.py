@@ -9,7 +9,7 @@ import sys
 from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, rows,
                            wall_time)
 from taskbench._core import ValidationError, tracing
-from taskbench.engine.ray_task import task
+from taskbench.engine.worker_task import task
 
 WARM_UP_ROUNDS = 4
 ray = None  # imported by main() once the flags are parsed (taskbench.engine.app.import_engine)
@@ -40,7 +40,7 @@ def warm_up(remote, workers: int, switches) -> None:
     imports the task's modules there, with tasks that run no kernel."""
     @ray.remote
     def ready() -> int:
-        import taskbench.engine.ray_task  # noqa: F401
+        import taskbench.engine.worker_task  # noqa: F401
         return os.getpid()
     for _ in range(WARM_UP_ROUNDS):
         if len(set(ray.get([ready.remote() for _ in range(4 * workers)]))) >= workers:

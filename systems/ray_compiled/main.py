@@ -13,7 +13,7 @@ from taskbench import _core
 from taskbench._core import ValidationError, tracing
 from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, rows,
                                   run_task, wall_time)
-from taskbench.engine.ray_task import setup
+from taskbench.engine.worker_task import setup
 
 DEFAULT_WINDOW = 8  # rows per window before rounding up to the period (README: Measured)
 IN_FLIGHT = 4  # replays submitted ahead of the one the driver waits for (Ray's limit is 10)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pyspark import AccumulatorParam
 
-from taskbench.engine.ray_task import task  # a worker's task: switches applied once per process, a note back
+from taskbench.engine.worker_task import task  # a worker's task: switches applied once per process, a note back
 
 
 class Executions(AccumulatorParam):

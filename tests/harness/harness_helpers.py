@@ -11,10 +11,12 @@ def is_png(path: Path) -> bool:
 
 
 class FakeSystem:
-    """A registry entry as study planning sees it: name, availability, breakdown key."""
+    """A registry entry as study planning sees it: name, availability, breakdown key, whether
+    its start-up is heavy and its roles in the studies."""
 
-    def __init__(self, name, available=True, reason="", breakdown=None):
+    def __init__(self, name, available=True, reason="", breakdown=None, heavy=False, studies=None):
         self.name, self.available, self.reason, self.breakdown = name, available, reason, breakdown
+        self.heavy, self.studies, self.folder = heavy, dict(studies or {}), Path("systems") / name
 
 
 class FakeRegistry:

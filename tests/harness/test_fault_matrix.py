@@ -50,4 +50,13 @@ def test_a_judge_rejects_a_wrong_outcome():
     late = {"status": "timeout", "reason": f"exceeded the {faults.HANG_TIMEOUT:g} s timeout",
             "exit_code": -9, "wall_seconds": faults.HANG_TIMEOUT + 30}
     assert faults.FAULTS_BY_NAME["hang"].judge(serial, late)
+    # A system whose engine reaps its workers (registry key killed_worker_reason) fails, naming
+    # the death in its own words: a crash is not its outcome.
+    reaped = next(s for s in SYSTEMS if s.killed_worker_reason and not s.is_mpi)
+    killed = {"status": "crashed", "reason": "killed by SIGKILL", "exit_code": -9, "wall_seconds": 1.0}
+    assert faults.FAULTS_BY_NAME["kill"].judge(reaped, killed)
+    died = {"status": "failed", "reason": f"exit code 1: taskbench: {reaped.killed_worker_reason}", "exit_code": 1,
+            "wall_seconds": 1.0}
+    assert not faults.FAULTS_BY_NAME["kill"].judge(reaped, died)
+    assert faults.FAULTS_BY_NAME["kill"].judge(serial, died)
 

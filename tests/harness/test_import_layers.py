@@ -30,7 +30,7 @@ ALLOWED = {
     "registry": {"base", "registry", "launch"},  # through the launcher table's why_not_here
     "store": {"base", "store"},  # a run's outcome comes in as data: never the runner
     "measure": {"base", "measure", "launch", "registry", "store"},
-    "plots": {"base", "plots", "measure"},
+    "plots": {"base", "plots", "measure", "registry"},  # a system's colour is a registry fact
     "studies": {"base", "studies", "measure", "launch", "registry", "store", "plots"},
     "report": {"base", "report", "measure", "store", "plots", "studies", "registry"},
     "context": {"base", "context", "registry", "store"},

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.launch import LaunchOptions, plan
+from taskbench.launch import LaunchOptions, plan, why_not_here
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG
 from taskbench.registry import System
 
@@ -46,8 +46,26 @@ def test_dask_starts_a_cluster_of_workers_around_the_system(monkeypatch):
     p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3, threads_per_rank=2))
     assert p.argv == ["/bin/dask_cluster", "-workers", "3", "-threads", "2", "--", "/bin/x", "-v", "-steps", "4"]
     assert (p.ranks, p.threads_per_rank) == (3, 2)
-    monkeypatch.setattr("taskbench.launch.dask.available_cores", lambda: 5)
+    monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
     assert plan(s, [], LaunchOptions()).argv[:5] == ["/bin/dask_cluster", "-workers", "5", "-threads", "1"]
+
+
+def test_spark_starts_a_standalone_cluster_of_n_cores_around_the_system(monkeypatch):
+    s = system(launcher="spark", args=["-v"])
+    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3))
+    assert p.argv == ["/bin/spark_cluster", "-workers", "3", "--", "/bin/x", "-v", "-steps", "4"]
+    assert (p.ranks, p.threads_per_rank) == (1, 3)
+    monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
+    assert plan(s, [], LaunchOptions()).argv[:3] == ["/bin/spark_cluster", "-workers", "5"]
+
+
+@pytest.mark.parametrize("launcher,starter", [("dask", "dask_cluster"), ("spark", "spark_cluster")])
+def test_a_cluster_launcher_needs_its_starter_beside_the_system(tmp_path, launcher, starter):
+    s = system(launcher=launcher, binary_path=tmp_path / "x")
+    assert why_not_here(s) == (f"{tmp_path / starter} missing (the build writes it with the Python systems): "
+                               "run the build")
+    (tmp_path / starter).write_text("#!/bin/sh\n")
+    assert why_not_here(s) == ""
 
 
 def test_loopback_runs_the_local_command_in_a_namespace_of_its_own(monkeypatch):

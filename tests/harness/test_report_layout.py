@@ -20,6 +20,7 @@ from taskbench.cli import main
 from taskbench.console import Console
 from taskbench.measure.analysis import analyze
 from taskbench.plots import colors, trace
+from taskbench.registry import registry_entries
 from taskbench.report import write_report
 from taskbench.store import Store
 from taskbench.studies import PRESETS, results
@@ -135,7 +136,7 @@ def test_palette_contrast_on_white():
     assert colors.contrast_on_white("#767676") == pytest.approx(4.54, abs=0.01)  # WCAG's usual example
     for color in colors.PALETTE:  # lines and markers
         assert colors.contrast_on_white(color) >= colors.LINE_CONTRAST, color
-    names = [*colors._FIXED, "some_new_system", "another-one"]
+    names = [*registry_entries(), "some_new_system", "another-one"]
     for name in names:  # text: tick labels, titles
         assert colors.contrast_on_white(colors.text_color_for(name)) >= colors.TEXT_CONTRAST, name
     assert colors.text_color_for("native") == colors.color_for("native")  # dark enough already: unchanged

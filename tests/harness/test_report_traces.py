@@ -15,6 +15,7 @@ from taskbench.cli import main
 from taskbench.measure.analysis import analyze
 from taskbench.measure.trace_split import split
 from taskbench.plots.colors import PALETTE, color_for
+from taskbench.registry import registry_entries
 from taskbench.store import Store
 
 SMALL = ["--steps", "20", "--width", "2", "--start-iter", "4096", "--reps", "2"]
@@ -89,6 +90,9 @@ def test_colors_are_per_system_and_stable():
     defaults = ["serial", "native", "openmp_for", "openmp_task", "mpi_p2p", "python_serial", "dask"]
     assert len({color_for(s) for s in defaults}) == len(defaults)
     assert color_for("my_new_system") == color_for("my_new_system") in PALETTE
+    # A registry entry's `color` is its palette index.
+    native = registry_entries()["native"]
+    assert native.color is not None and color_for("native") == PALETTE[native.color]
 
 
 def test_page_renders_in_headless_chromium(campaign, tmp_path):

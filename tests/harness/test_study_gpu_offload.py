@@ -20,9 +20,11 @@ REGISTRY = FakeRegistry(*(FakeSystem(n) for n in ("mpi_p2p", "mpi_cuda", "mpi_cu
                                                   "native")),
                         FakeSystem("cuda_graph", False, NO_DEVICE))
 QUICK_SIZES = [16, 256, 4096, 65536]
+# The systems of the stored studies below, in the order they were asked for.
+SYSTEMS = ("mpi_p2p", "mpi_cuda", "mpi_cuda_w4", "cuda_graph", "cuda")
 
 
-def _plan(monkeypatch, quick, reps, systems=gpu_offload.SYSTEMS, cores=16):
+def _plan(monkeypatch, quick, reps, systems=SYSTEMS, cores=16):
     monkeypatch.setattr(provenance, "available_cores", lambda: cores)
     return execute.plan(gpu_offload.STUDY, REGISTRY, None, list(systems), quick, reps, 60.0, 0, "G")
 
@@ -34,7 +36,9 @@ def _flags(steps, width, iterations):
 
 def test_registered_under_its_name():
     assert PRESETS["gpu_offload"] is gpu_offload.STUDY
-    assert gpu_offload.STUDY.systems == ("mpi_p2p", "mpi_cuda", "mpi_cuda_w4", "cuda_graph", "cuda")
+    # The registry's members: the CPU reference, w1, w4, then the other GPU systems.
+    assert gpu_offload.STUDY.default_systems(Registry(find_layout())) == [
+        "mpi_p2p", "mpi_cuda", "mpi_cuda_w4", "cuda", "cuda_graph"]
 
 
 def test_quick_grid_is_every_system_at_every_size_same_width(monkeypatch):
@@ -170,8 +174,9 @@ def test_quick_study_runs_here_and_keeps_every_system(cli, bin_dir):
     by_system = {}
     for row in rows[1:]:
         by_system.setdefault(row[0], []).append(row)
-    assert list(by_system) == list(gpu_offload.SYSTEMS)
-    ran = [s for s in gpu_offload.SYSTEMS if not reasons[s]]
+    members = gpu_offload.STUDY.default_systems(Registry(find_layout()))
+    assert list(by_system) == members
+    ran = [s for s in members if not reasons[s]]
     for system, found in by_system.items():
         if reasons[system]:
             assert found == [[system, "", "", f"not available: {reasons[system]}", "", ""]]

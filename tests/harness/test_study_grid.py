@@ -5,8 +5,15 @@ from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench import studies
 from taskbench.errors import UserError
+from taskbench.registry import Registry
+from taskbench.registry.locations import find_layout
 from taskbench.studies import discovery, execute, imbalance
 from taskbench.studies.preset import PlannedRun
+
+
+def _members(study) -> list[str]:
+    """The systems the study runs by default: the registry's members of it."""
+    return study.default_systems(Registry(find_layout()))
 
 
 def test_registry_of_presets():
@@ -15,6 +22,20 @@ def test_registry_of_presets():
     assert studies.get("imbalance") is imbalance.STUDY
     with pytest.raises(UserError, match=r"unknown study 'nope' \(known: imbalance, discovery, systems"):
         studies.get("nope")
+
+
+def test_default_systems_are_the_registry_members_by_role():
+    """A study names roles; the registry entries say which systems play them (key `studies`):
+    in the study's role order, then the registry's."""
+    registry = FakeRegistry(FakeSystem("b", studies={"imbalance": "tasks"}), FakeSystem("c"),
+                            FakeSystem("a", studies={"imbalance": "static_loop", "discovery": "persistent"}),
+                            FakeSystem("d", studies={"imbalance": "tasks"}))
+    assert imbalance.STUDY.default_systems(registry) == ["a", "b", "d"]
+    assert discovery.STUDY.default_systems(registry) == ["a"]
+    wrong = FakeRegistry(FakeSystem("x", studies={"imbalance": "teacher"}))
+    with pytest.raises(UserError, match=r"systems/x/system.toml: system 'x': study imbalance has no role "
+                                        r"'teacher' \(its roles: static_loop, "):
+        imbalance.STUDY.default_systems(wrong)
 
 
 def test_imbalance_quick_grid_is_exact():
@@ -30,7 +51,7 @@ def test_imbalance_quick_grid_is_exact():
 
 
 def test_imbalance_full_grid():
-    runs = imbalance.grid(list(imbalance.SYSTEMS), quick=False, reps=imbalance.STUDY.reps)
+    runs = imbalance.grid(_members(imbalance.STUDY), quick=False, reps=imbalance.STUDY.reps)
     assert len(runs) == 8 * 2 * 4 * 5
     assert {(r.point["pattern"], r.point["imbalance"]) for r in runs} == {
         (p, x) for p in ("stencil_1d", "nearest") for x in (0.0, 0.5, 1.0, 2.0)}
@@ -47,7 +68,7 @@ def test_discovery_grids_ask_for_the_breakdown():
         ("native/iter=1024/rep=0", True), ("openmp_task/iter=1024/rep=0", True)]
     assert quick[0].flags == ("-steps", "20", "-width", "4", "-type", "stencil_1d", "-kernel",
                               "compute_bound", "-iter", "64")
-    full = discovery.grid(list(discovery.SYSTEMS), quick=False, reps=discovery.STUDY.reps)
+    full = discovery.grid(_members(discovery.STUDY), quick=False, reps=discovery.STUDY.reps)
     assert len(full) == 4 * 3 * 5
     assert sorted({r.point["iter"] for r in full}) == [256, 2048, 16384]
     assert {r.flags[1] for r in full} == {"1000"}

@@ -16,7 +16,8 @@ def _run(key, elapsed, flops=1000, status="ok", report=None, **extra):
 
 def _result(study, systems, runs, reps=1, **params):
     grid = study.grid(systems, True, reps)
-    campaign = {"name": "c", "status": "done", "params": {"systems": systems, "reps": reps, **params}}
+    campaign = {"name": "c", "status": "done", "params": {"study": study.name, "systems": systems, "reps": reps,
+                                                          **params}}
     return StudyResult(campaign, grid, runs, params.get("unavailable", {}), params.get("no_breakdown", {}))
 
 

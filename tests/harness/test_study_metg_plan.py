@@ -9,7 +9,8 @@ from taskbench.measure.sweep import SweepParams
 from taskbench.studies import metg_execute, scaling, taskbench_paper
 
 
-REGISTRY = FakeRegistry(FakeSystem("serial"), FakeSystem("native"), FakeSystem("ray"), FakeSystem("gone", False, "binary missing"))
+REGISTRY = FakeRegistry(FakeSystem("serial"), FakeSystem("native"), FakeSystem("ray", heavy=True),
+                        FakeSystem("gone", False, "binary missing"))
 
 
 def _sweeps(study, systems, quick, reps=1, cores=2):

@@ -19,7 +19,7 @@ from taskbench.launch import LaunchOptions
 from taskbench.launch.runner import DISTURBED_CORES, run_once
 from taskbench.measure import campaign, traces
 from taskbench.measure.analysis import analyze, results_record
-from taskbench.measure.kernels import kernel_info, unit
+from taskbench.measure.kernels import kernel_info
 from taskbench.measure.sweep import SweepParams
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
@@ -60,8 +60,8 @@ def add_parser(subparsers, common):
                         "while other processes disturbed the runs)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
     p.add_argument("--ranks", "--workers", dest="ranks", type=int,
-                   help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
-                        "starts (dask_distributed; default: the cores)")
+                   help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
+                        "starts for the run (default: the cores)")
     p.add_argument("--threads-per-rank", type=int)
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
@@ -131,47 +131,84 @@ def _params(args, ctx) -> SweepParams:
 
 def main(args, ctx) -> int:
     _validate(args)
+    name, params, complete = _open(args, ctx)
+    if not complete:
+        _warn_if_loaded(ctx)
+    stats = _sweep(ctx, name, params)
+    analysis = analyze(ctx.store, name)
+    if args.trace:
+        traces.trace_campaign(ctx.store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
+    _show(ctx, analysis)
+    _publish(ctx.store, name, analysis)
+    _warn_about_results(ctx, analysis, stats)
+    html = args.html or (DEFAULT_HTML if args.default else None)
+    if html:
+        from taskbench import report
+        ctx.console.note(f"report: {report.write_report(ctx.store, html, [name], ctx.console)}")
+    return _exit_status(ctx, analysis, stats, args.strict)
+
+
+def _open(args, ctx) -> tuple[str, SweepParams, bool]:
+    """The campaign to sweep, its parameters, and whether it is complete already (a resumed one
+    that has nothing left to run, replayed from the store)."""
     store = ctx.store
-    if args.resume is not None:
-        target = campaign.resume_target(store, "metg", args.resume or args.campaign)
-        name, params = target["name"], SweepParams.from_dict(target["params"])
-        store.claim(name)  # until the store is closed: no second process executes it meanwhile
-        add_externals(ctx.registry, params.externals)
-        complete = target["status"] == "done"
-        if complete:
-            ctx.console.note(f"campaign {name} is already complete; showing its results")
-        else:
-            ctx.console.note(f"resuming {name}: {len(store.runs(name))} runs already stored")
-    else:
-        complete = False
+
+    def new() -> tuple[str, dict]:
         params = _params(args, ctx)
         _preflight(ctx, params)
-        name = args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel)
-        store.claim(name)  # a `--resume` of the latest unfinished campaign would pick this one
-        campaign.create(store, name, "metg", params.to_dict(), ctx.git_revision)
+        return args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel), params.to_dict()
+
+    resume = None if args.resume is None else args.resume or args.campaign or ""
+    opened = campaign.open(store, "metg", resume=resume, new=new, git_revision=ctx.git_revision)
+    name, params = opened.name, SweepParams.from_dict(opened.params)
+    if opened.stored is None:
         ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
                          f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
                          f"{units.count(params.reps, 'rep')}, METG({params.threshold:.0%}); stored in {store.path}")
-    if not complete:
-        _warn_if_loaded(ctx)
+        return name, params, False
+    add_externals(ctx.registry, params.externals)
+    complete = opened.stored["status"] == "done"
+    if complete:
+        ctx.console.note(f"campaign {name} is already complete; showing its results")
+    else:
+        ctx.console.note(f"resuming {name}: {len(store.runs(name))} runs already stored")
+    return name, params, complete
+
+
+def _sweep(ctx, name: str, params: SweepParams):
+    """Runs what the campaign lacks; a complete campaign is replayed from the store: its runs and
+    failures counted, nothing run."""
     try:
-        # A complete campaign is replayed from the store: its runs and failures counted, nothing run.
-        stats = campaign.run_sweep(store, ctx.registry, name, params, ctx.console, ctx.git_revision)
+        return campaign.run_sweep(ctx.store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
-        raise UserError(f"interrupted: {len(store.runs(name))} runs stored; continue with "
+        raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; continue with "
                         f"`{ctx.command('metg', '--resume', name)}`", 130)
-    analysis = analyze(store, name)
-    if args.trace:
-        traces.trace_campaign(store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
+
+
+def _show(ctx, analysis) -> None:
+    """The METG table, the answer under it, and where the peaks came from."""
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
     ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold, analysis.params.reps))
     if not ctx.console.quiet:
         for line in answer(analysis):
             ctx.console.line(line)
-    _report_peaks(ctx, analysis)
-    _record_own_peaks(store, name, analysis)
+    for line in notes_below_table(analysis):
+        ctx.console.note(line)
+
+
+def _publish(store, name: str, analysis) -> None:
+    """Stores with the campaign what a reader of the store alone needs: the external systems
+    measured against their own best (the table says so too, but they must not be taken for our
+    peak) and the results, METG per system, reliable or not."""
+    own = {c.system: {"cores": c.own_peak.cores, "own_best": c.own_peak.own, "machine_peak": c.own_peak.machine}
+           for c in analysis.curves.values() if c.own_peak is not None}
+    if own:
+        store.annotate_campaign_machine(name, "external_own_peaks", own)
     store.set_campaign_results(name, results_record(analysis))
-    unreliable = [c for c in analysis.curves.values() if c.summary.unreliable]
+
+
+def _warn_about_results(ctx, analysis, stats) -> None:
+    """Each unreliable METG and warning, what ran, and a busy machine."""
     for curve in analysis.curves.values():
         if curve.summary.unreliable:
             ctx.console.warn(f"{curve.system}: METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}")
@@ -186,14 +223,13 @@ def main(args, ctx) -> int:
     if background is not None and background > BUSY_BACKGROUND:
         ctx.console.warn(f"other processes used {background:.2f} cores on average while this campaign "
                          "ran: its figures are noisy")
-    html = args.html or (DEFAULT_HTML if args.default else None)
-    if html:
-        from taskbench import report
-        written = report.write_report(store, html, [name], ctx.console)
-        ctx.console.note(f"report: {written}")
+
+
+def _exit_status(ctx, analysis, stats, strict: bool) -> int:
     if stats.failed:
         return EXIT_RUNS_FAILED
-    if unreliable and args.strict:
+    unreliable = [c for c in analysis.curves.values() if c.summary.unreliable]
+    if unreliable and strict:
         ctx.console.warn(f"--strict: {units.count(len(unreliable), 'unreliable METG')} "
                          f"({', '.join(c.system for c in unreliable)}): exit status {EXIT_UNRELIABLE}")
         return EXIT_UNRELIABLE
@@ -218,20 +254,6 @@ def _preflight(ctx, params: SweepParams) -> None:
         if name in params.externals and not outcome.ok:
             raise UserError(f"external {name} failed its first run ({outcome.status}): {outcome.reason}",
                             EXIT_USAGE)
-
-
-def _report_peaks(ctx, analysis) -> None:
-    for line in notes_below_table(analysis):
-        ctx.console.note(line)
-
-
-def _record_own_peaks(store, name: str, analysis) -> None:
-    """Stores, with the campaign, which external systems were measured against their own best
-    (the table says so too): a reader of the store alone must not take them for our peak."""
-    own = {c.system: {"cores": c.own_peak.cores, "own_best": c.own_peak.own, "machine_peak": c.own_peak.machine}
-           for c in analysis.curves.values() if c.own_peak is not None}
-    if own:
-        store.annotate_campaign_machine(name, "external_own_peaks", own)
 
 
 def _warn_if_loaded(ctx) -> None:

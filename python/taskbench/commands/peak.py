@@ -1,13 +1,15 @@
 """`taskbench peak`: measure and store this machine's peak FLOP/s or B/s for a kernel.
 
 Runs at a problem size far above any runtime overhead (trivial pattern, no dependencies), best
-of N, at every core count asked for (`--cores`, default 1 and all): serial for one core, the
-first available all-cores default system with C threads for C cores. The peak at C cores is
+of N, at every core count asked for (`--cores`, default 1 and all): the registry's one-core probe
+(`peak_probe = "one_core"`) for one core, the first available all-cores default system with C
+threads for C cores. The peak at C cores is
 measured with C cores busy at once, never scaled from fewer (measure/peak.py says why). METG
 efficiencies are computed against these stored runs and the campaign's own best at C cores.
 
-`--gpu`: the GPU's peak at W task slots for each W of `--widths` (docs/gpu.md): the cuda system
-running W independent one-warp tasks at once, each long enough that launches vanish.
+`--gpu`: the GPU's peak at W task slots for each W of `--widths` (docs/gpu.md): the registry's GPU
+probe (`peak_probe = "gpu"`) running W independent one-warp tasks at once, each long enough that
+launches vanish.
 """
 
 from __future__ import annotations
@@ -22,21 +24,22 @@ from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
 from taskbench.registry import gpu
 
 CPU_STEPS, CPU_ITER_FACTOR = 100, 4  # x the METG sweep's start -iter
-# The GPU's peak: `cuda`, W one-warp tasks per step. compute_bound -iter 1<<22 (64x the sweep's
-# start) is 128 x 2^22 = 5.4e8 FLOPs a task; one warp's two dependent FMA chains per lane run at
-# ~30 GFLOP/s on an H100 (a DFMA's latency, not the SM's FP64 rate, bounds them), so a task is
-# ~18 ms and 20 steps ~0.35 s: a launch's few µs, overlapped with the running step, vanish.
-GPU_SYSTEM, GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "cuda", "16,64", 20, 64
+# The GPU's peak: the GPU probe (a CUDA system), W one-warp tasks per step. compute_bound -iter
+# 1<<22 (64x the sweep's start) is 128 x 2^22 = 5.4e8 FLOPs a task; one warp's two dependent FMA
+# chains per lane run at ~30 GFLOP/s on an H100 (a DFMA's latency, not the SM's FP64 rate, bounds
+# them), so a task is ~18 ms and 20 steps ~0.35 s: a launch's few µs, overlapped with the running
+# step, vanish.
+GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "16,64", 20, 64
 
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("peak", parents=[common], help="measure and store the machine's peak for a kernel")
     p.add_argument("--kernel", default="compute_bound", choices=list(KERNELS))
-    p.add_argument("--systems", help="comma-separated systems (default: serial for 1 core, an all-cores default "
-                   "system for more)")
+    p.add_argument("--systems", help="comma-separated systems (default: the registry's one-core probe for 1 core, "
+                   "an all-cores default system for more)")
     p.add_argument("--cores", help="comma-separated core counts to measure (default: 1 and every available core)")
     p.add_argument("--gpu", action="store_true",
-                   help=f"the GPU's peak at each of --widths task slots (the {GPU_SYSTEM} system; docs/gpu.md)")
+                   help="the GPU's peak at each of --widths task slots (the registry's GPU probe; docs/gpu.md)")
     p.add_argument("--widths", help=f"with --gpu: comma-separated widths = task slots, e.g. the GPU campaigns' "
                    f"widths (default {GPU_WIDTHS})")
     p.add_argument("--reps", type=int, default=5, help="runs per system; the best counts (5)")
@@ -73,13 +76,13 @@ def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[obje
             raise UserError(f"--systems {names} runs none of --cores {','.join(map(str, counts))} "
                             "(a system with a fixed core count runs only that)")
         return plan
-    serial = registry.systems.get("serial")
+    one_core = registry.peak_probe("one_core")
     all_cores = sorted((s for s in registry if s.available and s.cores == "all" and s.launcher == "local"),
                        key=lambda s: (not s.default, s.name))
     plan = []
     for c in counts:
-        if c == 1 and serial is not None and serial.available:
-            plan.append((serial, 1))
+        if c == 1 and one_core is not None and one_core.available:
+            plan.append((one_core, 1))
         elif all_cores:
             plan.append((all_cores[0], c))
         else:
@@ -99,17 +102,21 @@ def widths(text: str) -> list[int]:
 
 
 def gpu_peak_plan(registry, args) -> list[tuple[object, int]]:
-    """(cuda, W) for each width: a clear error, before anything is stored, where no GPU can be used."""
+    """(the GPU probe, W) for each width: a clear error, before anything is stored, where no GPU
+    can be used."""
+    probe = registry.peak_probe("gpu")
     for flag, value in (("--cores", args.cores), ("--systems", args.systems)):
         if value:
-            raise UserError(f"{flag} is for a CPU peak: `taskbench peak --gpu` runs {GPU_SYSTEM} at each "
+            runs = probe.name if probe is not None else "the registry's GPU probe"
+            raise UserError(f"{flag} is for a CPU peak: `taskbench peak --gpu` runs {runs} at each "
                             "of --widths task slots", EXIT_USAGE)
     counts = widths(args.widths or GPU_WIDTHS)
     reason = gpu.cuda_device_problem()
     if reason:
         raise UserError(f"peak --gpu: {reason}", EXIT_ENVIRONMENT)
-    system = registry.require_available(GPU_SYSTEM)
-    return [(system, w) for w in counts]
+    if probe is None:
+        raise UserError('peak --gpu: no registry entry has peak_probe = "gpu"', EXIT_ENVIRONMENT)
+    return [(registry.require_available(probe.name), w) for w in counts]
 
 
 def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str]:

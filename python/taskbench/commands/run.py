@@ -60,8 +60,8 @@ def add_parser(subparsers, common):
                         "summary lines, counted as CORES cores (docs/harness.md)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is killed (600)")
     p.add_argument("--ranks", "--workers", dest="ranks", type=int,
-                   help="MPI ranks (MPI systems), or worker processes of the Dask cluster the harness "
-                        "starts (dask_distributed; default: the cores)")
+                   help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
+                        "starts for the run (default: the cores)")
     p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")

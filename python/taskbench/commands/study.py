@@ -42,14 +42,14 @@ def add_parser(subparsers, common):
 
 def _size(study, ctx) -> tuple[str, str]:
     """(default systems, "full / quick" size): runs of a grid study, sweeps of a METG study."""
+    systems = study.default_systems(ctx.registry)
     if study.kind == "metg":
         cores = provenance.available_cores()
         full, quick = len(study.sweeps(False, cores)), len(study.sweeps(True, cores))
-        systems = ", ".join(study.default_systems(ctx.registry))
-        return systems, f"{full} / {quick} METG sweeps; full run {study.full_minutes}"
-    full = len(study.grid(list(study.systems), False, study.reps))
-    quick = len(study.grid(list(study.systems), True, study.quick_reps))
-    return ", ".join(study.systems), f"{full} / {quick} runs"
+        return ", ".join(systems), f"{full} / {quick} METG sweeps; full run {study.full_minutes}"
+    full = len(study.grid(systems, False, study.reps))
+    quick = len(study.grid(systems, True, study.quick_reps))
+    return ", ".join(systems), f"{full} / {quick} runs"
 
 
 def _list(ctx) -> int:
@@ -60,13 +60,9 @@ def _list(ctx) -> int:
     return EXIT_OK
 
 
-def _default_systems(study, ctx) -> list[str]:
-    return study.default_systems(ctx.registry) if study.kind == "metg" else list(study.systems)
-
-
 def _request(args, study, ctx) -> tuple[list[str], int, int]:
     systems = ([s.strip() for s in args.systems.split(",") if s.strip()] if args.systems
-               else _default_systems(study, ctx))
+               else study.default_systems(ctx.registry))
     if not systems:
         raise UserError("--systems: name at least one system")
     reps = args.reps or (study.quick_reps if args.quick else study.reps)
@@ -84,43 +80,46 @@ def _stored(store, target: dict) -> int:
 
 def _campaign(args, ctx, study) -> str:
     store = ctx.store
-    if args.resume is not None:
-        target = (campaign.resume_target(store, execute.KIND, args.resume) if args.resume
-                  else execute.latest_unfinished(store, study.name))
+
+    def accept(target: dict) -> None:
         if target["params"].get("study") != study.name:
             raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
                             f"not {study.name}", EXIT_USAGE)
-        store.claim(target["name"])  # until the store is closed: no second process executes it meanwhile
-        ctx.console.note(f"resuming {target['name']}: {_stored(store, target)} runs already stored")
-        return target["name"]
-    systems, reps, retries = _request(args, study, ctx)
-    name = args.campaign or campaign.new_name(store, "study", study.name)
-    if study.kind == "metg":
-        params = metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
-                                   provenance.available_cores(), name)
+
+    def new() -> tuple[str, dict]:
+        systems, reps, retries = _request(args, study, ctx)
+        name = args.campaign or campaign.new_name(store, "study", study.name)
+        if study.kind == "metg":
+            return name, metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
+                                           provenance.available_cores(), name)
+        return name, execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
+                                  args.timeout, retries, name)
+
+    opened = campaign.open(store, execute.KIND, resume=args.resume, new=new, git_revision=ctx.git_revision,
+                           latest=lambda: execute.latest_unfinished(store, study.name), accept=accept,
+                           unfinished=None if args.campaign else lambda params: execute.unfinished_like(store, params))
+    if opened.stored is not None:
+        done = "continuing the unfinished" if opened.continued else "resuming"
+        ctx.console.note(f"{done} {opened.name}: {_stored(store, opened.stored)} runs already stored")
     else:
-        params = execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
-                              retries, name)
-    previous = None if args.campaign else execute.unfinished_like(store, params)
-    if previous is not None:
-        store.claim(previous["name"])
-        ctx.console.note(f"continuing the unfinished {previous['name']}: "
-                         f"{_stored(store, previous)} runs already stored")
-        return previous["name"]
-    store.claim(name)  # a re-run of the same request would continue this one
-    campaign.create(store, name, execute.KIND, params, ctx.git_revision)
+        _announce(ctx, study, opened.name, opened.params, args.quick)
+    return opened.name
+
+
+def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
+    """A new campaign: what cannot run or give a breakdown, the plan's notes, and its size."""
     for system, reason in params["unavailable"].items():
         ctx.console.warn(f"{system} is not available: {reason}")
     for system, reason in params.get("no_breakdown", {}).items():
         ctx.console.note(f"{system} runs without a breakdown: {reason}")
     for note in params.get("notes", []):
         ctx.console.warn(note)
+    reps = params["reps"]
     size = (f"{units.count(len(params['sweeps']), 'METG sweep')} of {units.count(reps, 'repetition')}" if study.kind == "metg"
             else f"{len(params['grid'])} runs, best of {reps}"
             + (f", then {units.count(len(params['sweeps']), 'METG sweep')}" if params.get("sweeps") else ""))
-    ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if args.quick else ''}, {size}; "
-                     f"stored in {store.path}")
-    return name
+    ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if quick else ''}, {size}; "
+                     f"stored in {ctx.store.path}")
 
 
 def main(args, ctx) -> int:

@@ -17,12 +17,14 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from taskbench.launch import tied
+from taskbench.launch.local_cluster import ClusterError, LocalCluster
+
+__all__ = ["Cluster", "ClusterError"]  # ClusterError is the one all local clusters raise
 
 HOST = "127.0.0.1"
 HTTP_ADDRESS = f"{HOST}:0"
@@ -31,21 +33,16 @@ START_SECONDS = 120.0  # a loaded 2-core machine starts N interpreters that impo
 QUIET = {"DASK_LOGGING__DISTRIBUTED": "error"}
 
 
-class ClusterError(RuntimeError):
-    pass
-
-
-class Cluster:
+class Cluster(LocalCluster):
     """relay: the processes' output passes through this process, which keeps each one's last
     `taskbench: ` line (last_message), so that a supervisor can repeat a dead worker's reason
     after whatever else was printed meanwhile."""
 
     def __init__(self, workers: int, threads: int, python: str = sys.executable, relay: bool = False):
+        super().__init__("taskbench-dask-")  # roles "scheduler", "worker-K"
         self.workers, self.threads, self.python, self.relay = workers, threads, python, relay
-        self.processes: dict[str, subprocess.Popen] = {}  # role ("scheduler", "worker-K") -> process
         self._messages: dict[int, str] = {}
         self._relays: dict[int, threading.Thread] = {}  # pid -> its relay
-        self._folder = tempfile.TemporaryDirectory(prefix="taskbench-dask-")
         self.scheduler_file = Path(self._folder.name) / "scheduler.json"
 
     def _spawn(self, role: str, argv: list[str]) -> None:
@@ -107,13 +104,6 @@ class Cluster:
                 time.sleep(0.02)
         raise ClusterError(f"the Dask scheduler did not start within {START_SECONDS:g} s")
 
-    def dead(self) -> tuple[str, int, int] | None:
-        """(role, pid, exit status) of the first cluster process found ended, or None."""
-        for role, process in self.processes.items():
-            if process.poll() is not None:
-                return role, process.pid, process.returncode
-        return None
-
     def exit_codes(self, settle: float = 1.0) -> dict[int, int | None]:
         """pid -> exit status of every process that has ended (within `settle` seconds for
         the first: a worker's death is seen by the scheduler as its socket closes, a moment
@@ -122,19 +112,3 @@ class Cluster:
         while not self.dead() and time.monotonic() < deadline:
             time.sleep(0.01)
         return {p.pid: p.returncode for p in self.processes.values() if p.poll() is not None}
-
-    def stop(self) -> None:
-        """SIGKILL: the run is over and nothing in these processes is worth a graceful close
-        (their scratch folder goes with them); it ends them at once, in every state."""
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.kill()
-        for process in self.processes.values():
-            process.wait()
-        self._folder.cleanup()
-
-    def __enter__(self) -> "Cluster":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

@@ -14,22 +14,20 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from taskbench.launch import leftovers, tied
+from taskbench.launch.local_cluster import ClusterError, LocalCluster
+
+__all__ = ["Cluster", "ClusterError", "spark_home"]  # ClusterError is the one all local clusters raise
 
 HOST = "127.0.0.1"
 START_SECONDS = 180.0  # two JVMs on a loaded 2-core machine
 CLUSTER_VARIABLE = "TASKBENCH_SPARK_CLUSTER"
 MASTER_URL = re.compile(r"Starting Spark master at (spark://\S+)")
 WORKER_READY = "Successfully registered with master"
-
-
-class ClusterError(RuntimeError):
-    pass
 
 
 def spark_home() -> Path:
@@ -41,14 +39,13 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-class Cluster:
+class Cluster(LocalCluster):
     def __init__(self, cores: int, memory: str = "4g"):
+        super().__init__("taskbench-spark-")  # roles "master", "worker"
         self.cores, self.memory = cores, memory
         self.marker = leftovers.new_marker()
-        self.processes: dict[str, subprocess.Popen] = {}
         self._lines: dict[str, list[str]] = {}
         self._seen = threading.Condition()
-        self._folder = tempfile.TemporaryDirectory(prefix="taskbench-spark-")
 
     def _environment(self) -> dict:
         home = spark_home()
@@ -101,26 +98,7 @@ class Cluster:
         self._wait_for("worker", lambda line: WORKER_READY in line)
         return url
 
-    def dead(self) -> tuple[str, int, int] | None:
-        """(role, pid, exit status) of the first cluster process found ended, or None."""
-        for role, process in self.processes.items():
-            if process.poll() is not None:
-                return role, process.pid, process.returncode
-        return None
-
-    def stop(self) -> None:
-        """SIGKILL to the master, the worker, and every executor and Python worker they started
-        (found by the marker): nothing in them is worth a graceful close."""
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.kill()
-        for process in self.processes.values():
-            process.wait()
+    def _stop_the_rest(self) -> None:
+        """Every executor and Python worker the master and the worker started (found by the
+        marker): nothing in them is worth a graceful close either."""
         leftovers.kill_all(CLUSTER_VARIABLE, self.marker)
-        self._folder.cleanup()
-
-    def __enter__(self) -> "Cluster":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

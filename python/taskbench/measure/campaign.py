@@ -7,6 +7,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Callable
 
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
@@ -81,6 +82,44 @@ def resume_target(store, kind: str, name: str | None) -> dict:
     if campaign is None:
         raise UserError(f"no unfinished {kind} campaign in {store.path} to resume", EXIT_USAGE)
     return campaign
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The campaign a command executes, claimed by this process."""
+    name: str
+    params: dict
+    stored: dict | None  # the campaign as it was stored before this command; None: just created
+    continued: bool = False  # an unfinished campaign of the same request, which --resume did not name
+
+
+def open(store, kind: str, *, resume: str | None, new: Callable[[], tuple[str, dict]],
+         git_revision: str | None, latest: Callable[[], dict] | None = None,
+         accept: Callable[[dict], None] | None = None,
+         unfinished: Callable[[dict], dict | None] | None = None) -> Opened:
+    """Resumes, continues or creates the campaign a command executes, and claims it (no second
+    process executes it meanwhile) before anything runs.
+
+    `resume` is --resume's value: "" for the latest unfinished campaign of `kind` (or `latest()`'s
+    choice), a name for that one, None for a new campaign; `accept` may refuse the one resumed
+    (UserError). A new campaign is `new()`'s (name, params), unless `unfinished(params)` finds an
+    unfinished campaign of the same request: that one is continued. A created campaign is
+    claimed first, so that a `--resume` of the latest unfinished campaign never picks it half made.
+    """
+    if resume is not None:
+        target = latest() if latest is not None and not resume else resume_target(store, kind, resume)
+        if accept is not None:
+            accept(target)
+        store.claim(target["name"])
+        return Opened(target["name"], target["params"], target)
+    name, params = new()
+    previous = unfinished(params) if unfinished is not None else None
+    if previous is not None:
+        store.claim(previous["name"])
+        return Opened(previous["name"], previous["params"], previous, continued=True)
+    store.claim(name)
+    create(store, name, kind, params, git_revision)
+    return Opened(name, params, None)
 
 
 def execute_one(store, system, flags: list[str], *, campaign: str, key: str, rep: int | None,

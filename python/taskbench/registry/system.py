@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROCESSORS = ("cpu", "gpu")
+# The peaks `taskbench peak` measures with a registry system chosen by its `peak_probe` key:
+# the one-core CPU peak, and the GPU's (`--gpu`).
+PEAK_PROBES = ("one_core", "gpu")
 
 
 @dataclass
@@ -38,6 +41,15 @@ class System:
     # What a task runs on: "cpu", or "gpu" (cores are task slots on the GPU, its peak the GPU's at
     # as many slots, available only where a CUDA device can be used: docs/gpu.md).
     processor: str = "cpu"
+    # Facts the harness asks the registry for rather than naming systems in its code:
+    # Its index into registry/palette.py's PALETTE: the entry's, else one from its name (facts.py).
+    color: int | None = None
+    heavy: bool = False  # start-up costs seconds a run: --quick METG studies sweep it apart, shorter
+    # Its engine, not the harness, reaps its worker processes: a run whose worker is killed fails
+    # with a reason holding these words instead of the signal (the fault matrix checks them).
+    killed_worker_reason: str = ""
+    peak_probe: str | None = None  # one of PEAK_PROBES: the peak `taskbench peak` measures with it
+    studies: dict[str, str] = field(default_factory=dict)  # study preset -> its role there
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False

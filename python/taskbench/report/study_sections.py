@@ -1,5 +1,5 @@
-"""The report's study summaries (what the study reproduces, its table, findings and figure) and
-the breakdown table of every run that reported one."""
+"""The report's studies (what each reproduces, its table, findings and figure, and the METG
+sweeps a METG study ran) and the breakdown table of every run that reported one."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import re
 
 from taskbench import studies, units
 from taskbench.measure.analysis import background_load
+from taskbench.report.metg_sections import campaign_group, metg_campaign
 from taskbench.report.page import html_table
 from taskbench.report.tables import breakdown_table
+from taskbench.studies.metg_results import MetgStudyResult
 
 
 def _failures(result) -> list[list]:
@@ -54,6 +56,34 @@ def study_summary(result, figures) -> list[str]:
         parts.append(f"<p class='warn'>{units.count(len(failed), 'failed run')}:</p>")
         parts.append(html_table(["system", "run", "status", "reason"], failed))
     return parts
+
+
+def metg_sweeps(result) -> list[tuple[str, str, object]]:
+    """(heading, shown as, analysis) of a METG study's stored sweeps, in the figure's axis order:
+    "radix 3" and "radix3", or "radix 3 (radix3-heavy)" and "radix3-heavy" for the heavy systems'
+    campaign of a value."""
+    if not isinstance(result, MetgStudyResult):
+        return []
+    parameter = studies.get(result.params["study"]).parameter
+    by_name = {a.name: a for group in result.analyses.values() for a in group}
+    out = []
+    for sweep in result.params["sweeps"]:
+        if sweep["campaign"] in by_name:
+            shown_as = sweep["campaign"].removeprefix(result.name + "-")
+            heading = f"{parameter} {sweep['value']}" + (f" ({shown_as})" if shown_as != sweep["label"] else "")
+            out.append((heading, shown_as, by_name[sweep["campaign"]]))
+    return out
+
+
+def study_section(store, result, figures, plots, plots_trace) -> list[str]:
+    parts = study_summary(result, figures)
+    sweeps = metg_sweeps(result)
+    if not sweeps:
+        return parts
+    parts.append(f"<h4>The {units.count(len(sweeps), 'METG sweep')} it ran</h4>")
+    sections = [metg_campaign(store, a, html.escape(heading), shown_as, 5, figures, plots, plots_trace)
+                for heading, shown_as, a in sweeps]
+    return parts + campaign_group(sections)
 
 
 def breakdown_section(runs: list[dict]) -> list[str]:

@@ -6,9 +6,11 @@ step; w1 runs 1 rank per GPU, w4 4 ranks sharing it (higher FLOP/s, but it drops
 sizes: 4x the kernel launches). GPUs need more work per task to reach their FLOP/s: at small
 sizes the copies and launches dominate and the CPU (MPI) does better.
 
-Here: stencil_1d, compute_bound, -iter over a geometric range, for mpi_p2p on all the cores
-(a rank per core), mpi_cuda (w1) and mpi_cuda_w4 at their registry ranks, cuda_graph and cuda;
-every system gets the same graph, width = the cores available (16 on the 16-core GPU machine).
+Here: stencil_1d, compute_bound, -iter over a geometric range, for the CPU reference (registry
+role "reference": mpi_p2p) on all the cores (a rank per core), the paper's w1 and w4 (roles "w1",
+"w4": mpi_cuda and mpi_cuda_w4) at their registry ranks, and the other GPU systems (role "gpu":
+cuda_graph and cuda); every system gets the same graph, width = the cores available (16 on the
+16-core GPU machine).
 The same -iter is the same FLOPs for every system, so the normalized size is -iter over the
 largest -iter of the grid. FLOP/s per run is the stored report's (flops / elapsed).
 
@@ -23,16 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import provenance, units
+from taskbench.registry import registry_entries
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
-REFERENCE = "mpi_p2p"  # the CPU line of Fig. 13 every GPU system's best is compared with
-GPU_SYSTEMS = ("mpi_cuda", "mpi_cuda_w4", "cuda_graph", "cuda")
-SYSTEMS = (REFERENCE, *GPU_SYSTEMS)
-# GPU entries run at the ranks their registry entry fixes (the paper's ranks per GPU: w1 1, w4 4),
-# not a rank per core: a planned run's cores would override them.
-REGISTRY_RANKS = (*GPU_SYSTEMS, "mpi_cuda_resident")
+# Their roles (registry key `studies`), in table order: the CPU line of Fig. 13 every GPU
+# system's best is compared with; MPI+CUDA with 1 and with 4 ranks per GPU (the paper's w1 and
+# w4, whose lines it compares); the other GPU systems.
+ROLES = ("reference", "w1", "w4", "gpu")
 HALF = 0.5  # the share of its own best FLOP/s a system's "reaches" size is measured at
 UNIT = "FLOP/s"
 
@@ -52,11 +53,18 @@ def flags(shape: Shape, width: int, iterations: int) -> list[str]:
             "-iter", str(iterations)]
 
 
+def on_the_gpu(system: str) -> bool:
+    """A GPU entry runs at the ranks its registry entry fixes (the paper's ranks per GPU: w1 1,
+    w4 4), not a rank per core: a planned run's cores would override them."""
+    entry = registry_entries().get(system)
+    return entry is not None and entry.processor == "gpu"
+
+
 def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[PlannedRun]:
     shape = QUICK if quick else FULL
     width = available or provenance.available_cores()
     return [PlannedRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
-                       None if system in REGISTRY_RANKS else width)
+                       None if on_the_gpu(system) else width)
             for rep in range(reps) for it in shape.iterations for system in systems]
 
 
@@ -107,8 +115,9 @@ def _norm(value: float) -> str:
 
 
 def table(result: StudyResult) -> tuple[list[str], list[list]]:
-    columns = ["system", "-iter", "normalized size", UNIT, "of its best", f"vs {REFERENCE}"]
-    reference = {p.iterations: p.flops_per_second for p in curve(result, REFERENCE)}
+    reference_system = result.member("reference")
+    columns = ["system", "-iter", "normalized size", UNIT, "of its best", f"vs {reference_system or 'the CPU'}"]
+    reference = {p.iterations: p.flops_per_second for p in curve(result, reference_system)}
     rows = []
     for system in result.systems:
         if system in result.unavailable:
@@ -134,11 +143,13 @@ def _why_no_figure(points: list[Point]) -> str:
 
 def findings(result: StudyResult) -> list[str]:
     """Per system: its best FLOP/s, the smallest normalized size reaching half of it, and, for the
-    GPU systems, their best against mpi_p2p's (the paper: GPUs peak higher but need more work)."""
+    GPU systems, their best against the CPU reference's (the paper: GPUs peak higher but need
+    more work)."""
     lines = []
-    reference_best = best(curve(result, REFERENCE))
+    reference_system = result.member("reference")
+    reference_best = best(curve(result, reference_system))
     # The reference first: the GPU lines compare with it.
-    for system in sorted(result.systems, key=lambda s: s != REFERENCE):
+    for system in sorted(result.systems, key=lambda s: s != reference_system):
         if system in result.unavailable:
             lines.append(f"{system}: not available here, no figures: {result.unavailable[system]}")
             continue
@@ -149,23 +160,24 @@ def findings(result: StudyResult) -> list[str]:
             continue
         text = (f"{system}: best {units.rate(top.flops_per_second, UNIT)} at -iter {top.iterations}; "
                 f"{HALF:.0%} of it from normalized size {_norm(half.normalized)} (-iter {half.iterations})")
-        if system != REFERENCE:
+        if system != reference_system:
             if reference_best is not None:
                 text += (f"; its best is {top.flops_per_second / reference_best.flops_per_second:.2f}x "
-                         f"{REFERENCE}'s ({units.rate(reference_best.flops_per_second, UNIT)})")
+                         f"{reference_system}'s ({units.rate(reference_best.flops_per_second, UNIT)})")
             else:
-                text += f"; no {REFERENCE} figure to compare with"
+                text += f"; no {reference_system or 'CPU reference'} figure to compare with"
         lines.append(text)
     return lines + _w4_vs_w1(result)
 
 
 def _w4_vs_w1(result: StudyResult) -> list[str]:
     """The paper's w4 claim, checked: a higher best than w1, reached only at larger sizes."""
-    w1, w4 = curve(result, "mpi_cuda"), curve(result, "mpi_cuda_w4")
+    w1_system, w4_system = result.member("w1"), result.member("w4")
+    w1, w4 = curve(result, w1_system), curve(result, w4_system)
     if best(w1) is None or best(w4) is None:
         return []
     ratio = best(w4).flops_per_second / best(w1).flops_per_second
-    return [f"mpi_cuda_w4 (4 ranks per GPU) vs mpi_cuda (1): best {ratio:.2f}x; {HALF:.0%} of its own best "
+    return [f"{w4_system} (4 ranks per GPU) vs {w1_system} (1): best {ratio:.2f}x; {HALF:.0%} of its own best "
             f"from normalized size {_norm(reaches_half(w4).normalized)} against {_norm(reaches_half(w1).normalized)} "
             "(the paper: w4 peaks higher and drops faster at small sizes)"]
 
@@ -208,5 +220,5 @@ STUDY = Study(
     title="FLOP/s vs normalized problem size: MPI on the cores, MPI+CUDA and CUDA on the GPU (paper Fig. 13)",
     paper=f"{TASK_BENCH}, Fig. 13: GPUs peak higher than the CPU but need larger problems; MPI+CUDA w4 "
           "peaks above w1 and drops faster at small sizes",
-    systems=SYSTEMS, reps=3, quick_reps=1, breakdown=False,
+    roles=ROLES, reps=3, quick_reps=1, breakdown=False,
     grid=grid, table=table, findings=findings, figure=figure)

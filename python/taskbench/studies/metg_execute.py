@@ -16,16 +16,16 @@ from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.measure import campaign
 from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.sweep import SweepParams
-from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings, heavy
+from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings
 
 
-def _groups(runnable: list[str], quick: bool) -> list[tuple[str, list[str]]]:
+def _groups(registry, runnable: list[str], quick: bool) -> list[tuple[str, list[str]]]:
     """(campaign suffix, systems): in --quick the heavy engines get a campaign of their own,
     with fewer timesteps; in the full run every system shares one sweep."""
     if not quick:
         return [("", runnable)]
-    light = [s for s in runnable if not heavy(s)]
-    slow = [s for s in runnable if heavy(s)]
+    light = [s for s in runnable if not registry.get(s).heavy]
+    slow = [s for s in runnable if registry.get(s).heavy]
     return [(suffix, group) for suffix, group in (("", light), ("-heavy", slow)) if group]
 
 
@@ -44,7 +44,7 @@ def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int,
                         "(see `taskbench systems`)", EXIT_ENVIRONMENT)
     reduced, sweeps = [], []
     for sweep in study.sweeps(quick, cores):
-        for suffix, group in _groups(runnable, quick):
+        for suffix, group in _groups(registry, runnable, quick):
             settings = {"width": cores, **base_settings(quick), **sweep.settings}
             if suffix:
                 settings["steps"] = max(1, settings["steps"] // HEAVY_QUICK_STEPS_DIVISOR)

@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-# Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds: in
-# --quick their sweeps run fewer timesteps, in a campaign of their own (printed, and stored).
-HEAVY_SYSTEMS = ("dask_distributed", "ray", "spark", "spark_standalone", "tensorflow", "charm4py",
-                 "python_futures_processes")
+# Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds (registry
+# key `heavy`): in --quick their sweeps run this many times fewer timesteps, in a campaign of their
+# own (printed, and stored).
 HEAVY_QUICK_STEPS_DIVISOR = 4
 
 
@@ -72,7 +71,3 @@ QUICK_SWEEP = {"kernel": "compute_bound", "steps": 100, "threshold": 0.5, "tries
 
 def base_settings(quick: bool) -> dict:
     return dict(QUICK_SWEEP if quick else FULL_SWEEP)
-
-
-def heavy(system: str) -> bool:
-    return system in HEAVY_SYSTEMS

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from taskbench.studies.members import members
+
 
 @dataclass(frozen=True)
 class PlannedRun:
@@ -49,7 +51,9 @@ class Study:
     name: str
     title: str
     paper: str  # the citation (authors, "title", venue, figure) and the finding the study checks
-    systems: tuple[str, ...]  # the default systems, in table order
+    # The roles its systems play (registry key `studies`), in table order: the default systems
+    # are the registry's entries with one (members.py).
+    roles: tuple[str, ...]
     reps: int  # default repetitions (best of)
     quick_reps: int
     breakdown: bool  # ask every system that has a `breakdown` key for it
@@ -61,6 +65,10 @@ class Study:
     # cores beside the weak/strong times); StudyResult.metg holds their analyses.
     metg: object | None = None
     kind: str = field(default="grid", init=False)  # vs "metg" (studies/metg_preset.py)
+
+    def default_systems(self, registry) -> list[str]:
+        """The systems the study compares unless --systems says otherwise, in table order."""
+        return members(self.name, self.roles, registry)
 
 
 def rep_major(points: list[dict], systems: list[str], reps: int, flags_of: Callable[[dict], list[str]],

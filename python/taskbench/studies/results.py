@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from taskbench.studies.members import roles_in
 from taskbench.studies.preset import PlannedRun, point_key
 
 
@@ -34,6 +35,20 @@ class StudyResult:
     def systems(self) -> list[str]:
         """Every requested system, in the order asked, available or not."""
         return list(self.campaign["params"]["systems"])
+
+    @functools.cached_property
+    def roles(self) -> dict[str, str]:
+        """{system: its role in this study} (registry key `studies`), whether it ran or not."""
+        return roles_in(self.campaign["params"]["study"])
+
+    def member(self, role: str) -> str | None:
+        """The registry's first system with `role` in this study (the one the others are
+        compared with), requested or not, or None."""
+        return next((system for system, its in self.roles.items() if its == role), None)
+
+    def requested(self, role: str) -> list[str]:
+        """The requested systems with `role` in this study, in the order asked."""
+        return [system for system in self.systems if self.roles.get(system) == role]
 
     def points(self) -> list[dict]:
         seen, out = set(), []

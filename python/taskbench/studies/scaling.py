@@ -25,12 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import provenance, units
+from taskbench.studies.members import members
 from taskbench.studies.metg_preset import MetgStudy, Sweep
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
-SYSTEMS = ("native", "native_dynamic", "openmp_for", "openmp_task", "mpi_p2p")
+NAME = "scaling"
+# One role (registry key `studies`): every system it compares scales alike.
+ROLES = ("compared",)
 MODES = ("weak", "strong")
 
 
@@ -76,9 +79,9 @@ def metg_sweeps(quick: bool, cores: int) -> list[Sweep]:
 
 
 METG = MetgStudy(
-    name="scaling", title="METG(50%) vs cores, stencil_1d, width = cores", figure_number="Fig. 9a",
+    name=NAME, title="METG(50%) vs cores, stencil_1d, width = cores", figure_number="Fig. 9a",
     paper=f"{TASK_BENCH}, Fig. 9a: METG of stencil vs nodes, here vs the cores of one node",
-    parameter="cores", default_systems=lambda registry: list(SYSTEMS), sweeps=metg_sweeps)
+    parameter="cores", default_systems=lambda registry: members(NAME, ROLES, registry), sweeps=metg_sweeps)
 
 METG_LABEL = "METG(50%)"
 FLOOR = "no-runtime floor"
@@ -230,9 +233,9 @@ def figure(result: StudyResult):
 
 
 STUDY = Study(
-    name="scaling",
+    name=NAME,
     title="Weak and strong scaling, and METG(50%) vs cores, over the cores available (paper Fig. 4, 5, 9a)",
     paper=f"{TASK_BENCH}, Figs. 4 and 5: scaling holds while the task granularity stays above METG "
           "(Fig. 14); Fig. 9a: METG of stencil vs nodes",
-    systems=SYSTEMS, reps=5, quick_reps=3, breakdown=False,
+    roles=ROLES, reps=5, quick_reps=3, breakdown=False,
     grid=grid, table=table, findings=findings, figure=figure, metg=METG)

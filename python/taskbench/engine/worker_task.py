@@ -1,11 +1,13 @@
-"""The task of the ray system, in a module of its own so that Ray's worker processes import it
-by name (a function of the driver's __main__ would be pickled by value with every task).
+"""The task a worker process runs for an engine whose workers are not the driver's children
+(Ray's raylet, Spark's Python daemon, Parsl's pool manager start them): the ray, ray_compiled,
+spark and parsl systems. In a module of its own so that the workers import it by name (a
+function of the driver's __main__ would be pickled by value with every task).
 
-A Ray worker runs one task at a time and never builds an App: each task carries the run's
-switches (TASKBENCH_FAULT, -trace), applied once per worker process, and returns with its
-output a note of what the core counted there, which the driver adds up (Tally). Its raylet,
-not the driver, is the worker's parent, so a failed validation raises ValidationError (the
-core's line) as the task's error instead of ending the worker with status 3 unseen."""
+A worker runs one task at a time and never builds an App: each task carries the run's switches
+(TASKBENCH_FAULT, -trace), applied once per worker process (setup), and returns with its output
+a note of what the core counted there, which the driver adds up (Tally). The driver is not the
+worker's parent, so a failed validation raises ValidationError (the core's line) as the task's
+error instead of ending the worker with status 3 unseen."""
 
 from __future__ import annotations
 

@@ -1,0 +1,35 @@
+"""The launcher table: the registry entry's `launcher` key names a module of this package, which
+has `command(system, flags, options)` (the LaunchPlan: command line and environment) and
+`why_not_here(system)` (why it cannot start that system on this machine, "" when it can).
+Adding a launcher is its module and its place in LAUNCHERS."""
+
+from __future__ import annotations
+
+from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch import dask, external, local, loopback, mpirun, spark, srun
+from taskbench.launch.plan import LaunchOptions, LaunchPlan
+
+# A launcher's name is its module's: the name system.toml gives it is where its code is.
+LAUNCHERS = {module.__name__.rpartition(".")[2]: module
+             for module in (local, mpirun, srun, dask, loopback, spark, external)}
+MPI_LAUNCHERS = ("mpirun", "srun")
+
+
+def why_not_here(system) -> str:
+    """Why the system's launcher cannot start it on this machine; "" when it can."""
+    module = LAUNCHERS.get(system.launcher)
+    if module is None:
+        return f"unknown launcher '{system.launcher}' (known: {', '.join(LAUNCHERS)})"
+    return module.why_not_here(system)
+
+
+def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    # The engine that starts an MPI system's ranks is a property of the run (a laptop's mpirun,
+    # a cluster's srun), not of the system: --launcher picks it.
+    launcher = options.launcher or system.launcher
+    if options.launcher and (system.launcher not in MPI_LAUNCHERS or launcher not in MPI_LAUNCHERS):
+        raise UserError(f"--launcher {options.launcher}: only mpirun or srun, and only for MPI systems "
+                        f"('{system.name}' is launched by {system.launcher})", EXIT_USAGE)
+    if launcher not in LAUNCHERS:
+        raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
+    return LAUNCHERS[launcher].command(system, flags, options)

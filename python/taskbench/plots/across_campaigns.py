@@ -1,0 +1,77 @@
+"""The figures across METG campaigns, each returned as (name, draw) pairs drawn when the report
+renders: METG vs dependencies per task (Fig. 10, nearest campaigns that differ only in radix) and
+METG vs nodes (Fig. 9, campaigns of one pattern at several node counts)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable
+
+from taskbench.plots.colors import color_for
+from taskbench.plots.frame import Figure, legend_below, log_axis, new_figure, ring_unreliable, style
+
+
+def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, float, bool]]]:
+    """system -> x -> (median, low, high, unreliable); the latest campaign wins at equal x."""
+    series: dict[str, dict] = defaultdict(dict)
+    for a in analyses:
+        x = x_of(a)
+        for name, curve in a.curves.items():
+            s = curve.summary
+            if s and s.median is not None and x is not None:
+                series[name][x] = (s.median, s.low, s.high, bool(s.unreliable))
+    return series
+
+
+def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure:
+    fig = new_figure(6.4, 4.2)
+    ax = fig.add_subplot()
+    for i, (name, points) in enumerate(sorted(series.items())):
+        xs = sorted(points)
+        med = [points[x][0] for x in xs]
+        err = [[points[x][0] - points[x][1] for x in xs], [points[x][2] - points[x][0] for x in xs]]
+        ax.errorbar(xs, med, yerr=err, label=name, capsize=2, color=color_for(name), **style(i))
+        unsure = [x for x in xs if points[x][3]]
+        ring_unreliable(ax, unsure, [points[x][0] for x in unsure])
+    log_axis(ax, "y", f"METG({threshold:.0%})", "s")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_below(fig, [ax])
+    return fig
+
+
+def _planned(name: str, series, xlabel: str, title: str, threshold: float) -> list[tuple[str, Callable]]:
+    """[(name, draw)] when some system has two points to join, else []."""
+    if not any(len(points) >= 2 for points in series.values()):
+        return []
+    return [(name, lambda: _metg_plot(series, xlabel, title, threshold))]
+
+
+def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
+    """Fig. 10 per group of nearest campaigns differing only in radix: (name, draw) each, drawn
+    when the report renders its figures."""
+    groups = defaultdict(list)
+    for a in analyses:
+        if a.params.pattern == "nearest" and a.params.radix is not None:
+            groups[(a.params.kernel, a.params.steps, a.params.width, a.params.threshold)].append(a)
+    figures = []
+    for (kernel, steps, width, threshold), members in groups.items():
+        figures += _planned(f"metg_vs_deps_{kernel}_{steps}x{width}", _metg_series(members, lambda a: a.params.radix),
+                            "dependencies per task (nearest radix)",
+                            f"METG vs dependencies per task (nearest, {kernel}, {steps} x {width})", threshold)
+    return figures
+
+
+def metg_vs_nodes(analyses) -> list[tuple[str, Callable[[], Figure]]]:
+    """Fig. 9 per group of campaigns of one pattern at several node counts: (name, draw) each."""
+    groups = defaultdict(list)
+    for a in analyses:
+        groups[(a.params.pattern, a.params.kernel, a.params.threshold)].append(a)
+    figures = []
+    for (pattern, kernel, threshold), members in groups.items():
+        if len({a.nodes for a in members}) < 2:
+            continue
+        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}", _metg_series(members, lambda a: a.nodes),
+                            "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold)
+    return figures

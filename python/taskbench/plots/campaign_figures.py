@@ -1,0 +1,139 @@
+"""The figures of one METG campaign: throughput vs problem size (Fig. 6), efficiency vs task
+granularity (Fig. 7), and METG per system (which system is fastest at small tasks). Curves are
+the median over repetitions with a shaded band for their range; every system has the colour
+colors.color_for gives it."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from taskbench import units
+from taskbench.measure.kernels import unit
+from taskbench.plots.colors import color_for, text_color_for
+from taskbench.plots.frame import (NOTE_GREY, REFERENCE_GREY, UNRELIABLE_COLOR, Figure, legend_below, log_axis,
+                                   new_figure, spread_note)
+
+
+def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
+    """The median line of one system and a shaded band for the range over repetitions."""
+    color = color_for(system)
+    ax.fill_between(xs, low, high, color=color, alpha=0.18, linewidth=0)
+    ax.plot(xs, mid, color=color, marker="o", markersize=3, linewidth=1.4, label=label)
+
+
+def throughput_vs_size(analysis) -> Figure | None:
+    p = analysis.params
+    fig = new_figure(6.4, 4.2)
+    ax = fig.add_subplot()
+    drawn = False
+    for curve in analysis.curves.values():
+        its = sorted(curve.throughput)
+        if not its:
+            continue
+        values = [curve.throughput[it] for it in its]
+        _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
+              [max(v) for v in values], curve.system,
+              f"{curve.system} ({curve.cores_text if curve.processor == 'gpu' else units.count(curve.cores, 'core')})")
+        drawn = True
+    if not drawn:
+        return None
+    ax.set_xscale("log", base=2)
+    log_axis(ax, "y", unit(p.kernel), unit(p.kernel))
+    for processor, slot in (("cpu", "core"), ("gpu", "GPU slot")):  # docs/gpu.md: peaks per processor
+        for cores, info in analysis.peaks.describe(processor).items():
+            if info["peak"]:
+                ax.axhline(info["peak"], color="grey", linestyle=":", linewidth=0.8)
+                ax.annotate(f"peak, {units.count(cores, slot)}", (ax.get_xlim()[0], info["peak"]), fontsize=7,
+                            color=NOTE_GREY, va="bottom")
+    ax.set_xlabel("problem size (kernel iterations per task, log scale)")
+    ax.set_title(f"{unit(p.kernel)} vs problem size ({p.pattern}, {units.count(p.steps, 'step')} x {p.width})\n"
+                 f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_below(fig, [ax])
+    return fig
+
+
+def _efficiency_by_size(curve) -> list[tuple[float, float, float, float]]:
+    """(median granularity, min, median, max efficiency in %) per size, in sweep order."""
+    by_iter: dict[int, list] = defaultdict(list)
+    for points in curve.reps.values():
+        for pt in points:
+            if pt.ok:
+                by_iter[pt.iter].append(pt)
+    rows = []
+    for it in sorted(by_iter, reverse=True):
+        effs = [pt.efficiency * 100 for pt in by_iter[it]]
+        rows.append((statistics.median(pt.granularity for pt in by_iter[it]),
+                     min(effs), statistics.median(effs), max(effs)))
+    return rows
+
+
+def efficiency_vs_granularity(analysis) -> Figure | None:
+    p = analysis.params
+    fig = new_figure(6.4, 4.2)
+    ax = fig.add_subplot()
+    drawn = False
+    for curve in analysis.curves.values():
+        rows = _efficiency_by_size(curve)
+        if not rows:
+            continue
+        xs, low, mid, high = zip(*rows)
+        metg = curve.summary.median if curve.summary else None
+        label = f"{curve.system}, METG {units.seconds(metg)}" if metg else f"{curve.system}, no METG"
+        _band(ax, xs, low, mid, high, curve.system, label)
+        if metg:
+            ax.plot([metg], [p.threshold * 100], marker="D", markersize=7, color=color_for(curve.system),
+                    markeredgecolor="black", markeredgewidth=0.6, zorder=5)
+            ax.axvline(metg, color=color_for(curve.system), linestyle=":", linewidth=0.9)
+        drawn = True
+    if not drawn:
+        return None
+    ax.axhline(p.threshold * 100, color="red", linestyle="--", linewidth=1, label=f"{p.threshold:.0%} threshold")
+    log_axis(ax, "x", "task granularity = elapsed x cores / tasks", "s")
+    ax.set_ylabel("efficiency (% of peak)")
+    ax.set_ylim(0, max(105, ax.get_ylim()[1]))
+    ax.plot([], [], marker="D", linestyle="none", color="grey", markeredgecolor="black", label="METG (median)")
+    ax.set_title(f"efficiency vs task granularity ({p.pattern}, {p.kernel})\n"
+                 f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_below(fig, [ax])
+    return fig
+
+
+def metg_bars(analysis) -> Figure | None:
+    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range.
+    An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it; a
+    one-core reference (serial) comes last, grey, labelled so: it is not in the race."""
+    p = analysis.params
+    curves = sorted(analysis.curves.values(),
+                    key=lambda c: (getattr(c, "reference", False), c.summary.median is None, c.summary.median or 0,
+                                   c.system))
+    if not curves or all(c.summary.median is None for c in curves):
+        return None
+    fig = new_figure(6.4, 1.7 + 0.45 * len(curves))
+    ax = fig.add_subplot()
+    floor = min(c.summary.low for c in curves if c.summary.median) / 10
+    for y, c in enumerate(curves):
+        s = c.summary
+        if s.median is None:
+            ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
+            continue
+        unsure = bool(s.unreliable)
+        color = REFERENCE_GREY if getattr(c, "reference", False) else color_for(c.system)
+        ax.barh(y, s.median - floor, left=floor, color=color, height=0.6,
+                alpha=0.35 if unsure else 1.0, hatch="//" if unsure else None, edgecolor="black" if unsure else None)
+        ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
+                    capsize=3, linewidth=0.9)
+        ax.text(s.high * 1.08, y, units.seconds(s.median) + s.mark, va="center", fontsize=8,
+                color=UNRELIABLE_COLOR if unsure else "black")
+    ax.set_yticks(range(len(curves)))
+    ax.set_yticklabels([f"{c.system} (1 core, reference)" if getattr(c, "reference", False) else c.system
+                        for c in curves])
+    log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
+    ax.set_xlim(floor, max(c.summary.high for c in curves if c.summary.median) * 10)
+    ax.set_ylim(len(curves) - 0.5, -0.5)
+    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\n{spread_note(p.reps, 'bar', 'whisker')}",
+                 fontsize=9)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    return fig

@@ -1,0 +1,68 @@
+"""The registry keys that are facts the harness's own code asks for, so that no module of it
+names a system: `color`, `heavy`, `killed_worker_reason`, `peak_probe` and `studies`
+(docs/adding-a-system.md). Each is checked as its entry is read; the ones that bind entries
+together are checked across them: a file's entries drawn apart, one system per peak probe.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.registry.palette import PALETTE, color_index
+from taskbench.registry.system import PEAK_PROBES, System
+
+
+def check_facts(entry: dict, where: str) -> None:
+    """Refuses a fact key of one [[system]] table with the wrong type or value; `where` names
+    the file and the system."""
+    def refuse(key: str, what: str) -> UserError:
+        return UserError(f"{where}: '{key}' {what}, not {entry[key]!r}", EXIT_ENVIRONMENT)
+
+    color = entry.get("color")
+    # bool is an int to Python, never a colour to a reader of the file.
+    if color is not None and (type(color) is not int or not 0 <= color < len(PALETTE)):
+        raise refuse("color", f"must be a palette index from 0 to {len(PALETTE) - 1}")
+    if not isinstance(entry.get("heavy", False), bool):
+        raise refuse("heavy", "must be true or false")
+    reason = entry.get("killed_worker_reason", "x")
+    if not isinstance(reason, str) or not reason:
+        raise refuse("killed_worker_reason", "must be the words of the run's failure reason")
+    if entry.get("peak_probe", PEAK_PROBES[0]) not in PEAK_PROBES:
+        raise refuse("peak_probe", f"must be {' or '.join(map(repr, PEAK_PROBES))}")
+    studies = entry.get("studies", {})
+    if not isinstance(studies, dict) or not all(isinstance(role, str) and role for role in studies.values()):
+        raise refuse("studies", 'must be a table of study = "role", e.g. studies = { imbalance = "tasks" }')
+
+
+def assign_colors(systems: list[System], path: Path) -> None:
+    """Gives each entry of one file its palette index. The entries of a file are variants of one
+    engine, drawn side by side: two may not ask for the same `color`, and one without a `color`
+    takes the index its name hashes to, or past it the next one no entry of the file has."""
+    taken: dict[int, str] = {}
+    for system in systems:
+        if system.color is None:
+            continue
+        if system.color in taken:
+            raise UserError(f"{path}: systems '{taken[system.color]}' and '{system.name}' have the same 'color' "
+                            f"{system.color}: the entries of one file are drawn side by side, give one of them "
+                            f"another (0 to {len(PALETTE) - 1})", EXIT_ENVIRONMENT)
+        taken[system.color] = system.name
+    for system in systems:
+        if system.color is None:
+            hashed = color_index(system.name, None)
+            onwards = ((hashed + step) % len(PALETTE) for step in range(len(PALETTE)))
+            # More entries than colours: the last ones share theirs.
+            system.color = next((index for index in onwards if index not in taken), hashed)
+            taken[system.color] = system.name
+
+
+def check_one_per_probe(systems: list[System]) -> None:
+    """`taskbench peak` measures each peak with one system: two entries may not claim the same."""
+    probes: dict[str, System] = {}
+    for system in systems:
+        first = probes.setdefault(system.peak_probe, system) if system.peak_probe else system
+        if first is not system:
+            raise UserError(f"{system.folder / 'system.toml'}: system '{system.name}' has peak_probe = "
+                            f"'{system.peak_probe}', as '{first.name}' of {first.folder / 'system.toml'} has: "
+                            "one system measures each peak", EXIT_ENVIRONMENT)

@@ -1,0 +1,79 @@
+"""Whether a registry entry can run on this machine, and why not: its binary in this build (or
+on the CUDA stand-in), its launcher, its GPU, the Python modules it imports.
+
+A system is never silently skipped: when it cannot run, `reason` says why (its CMake component
+was off and why, its binary is missing, its launcher is not installed).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from taskbench.launch import why_not_here
+from taskbench.registry import gpu
+from taskbench.registry.external import resolve_external
+from taskbench.registry.install_hint import install_hint
+from taskbench.registry.locations import Layout
+from taskbench.registry.python_modules import interpreter_of, missing_modules
+from taskbench.registry.system import System
+
+def _binary_reason(system: System, layout: Layout) -> str:
+    components = layout.build_info.get("components", {})
+    comp = components.get(system.component) if system.component else None
+    if comp is not None and not comp.get("enabled", True):
+        return f"not built: {comp.get('reason') or system.component + ' is off'}"
+    if layout.bin_dir is None:
+        return "no build found: run the CMake build, or point --build-dir / TASKBENCH_BUILD_DIR at one"
+    if system.component and comp is None and layout.build_info:
+        return f"not built: this build does not know the component {system.component} (re-run CMake)"
+    return f"binary missing ({system.binary} not in {layout.bin_dir}), run the build"
+
+
+def _why_not_here(system: System, layout: Layout) -> str:
+    reason = why_not_here(system)  # the launcher's own check
+    if not reason and system.processor == "gpu" and not system.standin:
+        reason = gpu.cuda_device_problem()
+    if reason:
+        return reason
+    if system.requires and system.binary_path is not None:
+        interpreter = interpreter_of(system.binary_path) or sys.executable
+        missing = missing_modules(interpreter, tuple(system.requires))
+        if missing:
+            return (f"Python module(s) {', '.join(missing)} not installed for {interpreter} "
+                    f"({install_hint(missing, layout.source_root)})")
+    return ""
+
+
+def resolve(system: System, layout: Layout) -> System:
+    """Sets available / reason / binary_path for this machine's build."""
+    if system.external:
+        resolve_external(system)
+        return system
+    binary = Path(system.binary)
+    standin = gpu.standin_dir() if system.processor == "gpu" else None
+    system.standin = standin is not None
+    if binary.is_absolute():
+        path = binary
+    elif standin is not None:
+        path = standin / binary
+    elif layout.bin_dir is not None:
+        path = layout.bin_dir / binary
+    else:
+        path = None
+    if path is not None and path.is_file() and os.access(path, os.X_OK):
+        system.binary_path = path
+        system.reason = _why_not_here(system, layout)
+    elif standin is not None:
+        system.binary_path = None
+        system.reason = f"no stand-in build ({system.binary} not in {standin}, {gpu.STANDIN_VARIABLE})"
+    else:
+        system.binary_path = None
+        system.reason = _binary_reason(system, layout)
+    system.available = not system.reason
+    comp = layout.build_info.get("components", {}).get(system.component) if system.component else None
+    system.note = (comp or {}).get("note", "")
+    if standin is not None:
+        system.note = f"on the CUDA stand-in ({gpu.STANDIN_VARIABLE}={standin}): no GPU, never a figure"
+    return system

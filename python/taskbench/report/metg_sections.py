@@ -1,0 +1,98 @@
+"""A METG campaign's part of the report: its answer, parameters, table, notes and figures, and
+several campaigns' parts together (a note they share said once above them all, a summary table
+of them, the older ones folded)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from taskbench import units
+from taskbench.measure.kernels import unit
+from taskbench.measure.reliability import busy_line
+from taskbench.report.page import Note, html_table, notes_html
+from taskbench.report.tables import answer, metg_table, notes_below_table
+from taskbench.report.trace_sections import trace_section
+
+
+@dataclass
+class Section:
+    """A METG campaign's part of the page; its notes are placed by campaign_group."""
+    head: list[str]
+    notes: list[Note] = field(default_factory=list)
+    tail: list[str] = field(default_factory=list)
+    folded: str = ""  # the <summary> of an older campaign's folded section; "": shown open
+
+
+def _params_line(a) -> str:
+    """The campaign's graph and settings, under its heading."""
+    p = a.params
+    radix = f", radix {p.radix}" if p.radix is not None else ""
+    background = a.background_load
+    noise = f", background load {background:.2f} cores" if background is not None else ""
+    return (f"{p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide, "
+            f"{units.count(p.reps, 'repetition')}, threshold {p.threshold:.0%}{noise}")
+
+
+def _curve_notes(a, shown_as: str) -> list[Note]:
+    notes = []
+    for curve in a.curves.values():
+        if curve.summary.unreliable:
+            notes.append(Note("unreliable", f"METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}",
+                              shown_as, curve.system))
+        notes += [Note("warn", w, shown_as, curve.system) for w in curve.summary.warnings
+                  if w not in curve.summary.unreliable]
+        if curve.noisy_points:
+            sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
+            notes.append(Note("warn", f"repetitions disagree by more than 25% at {sizes}", shown_as, curve.system))
+    return notes
+
+
+def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, plots, plots_trace) -> Section:
+    """`heading` is HTML; `shown_as` names the campaign in shared notes; figures is None without
+    matplotlib."""
+    head = [f"<h{level}>{heading}</h{level}>"]
+    head += [f"<p class='answer'>{html.escape(line)}</p>" for line in answer(a)]
+    named = "" if shown_as == a.name else f"campaign {a.name}: "
+    head.append(f"<p class='params'>{html.escape(named + _params_line(a))}</p>")
+    if a.campaign.get("status") != "done":
+        head.append("<p class='warn'>UNFINISHED: `taskbench metg --resume` continues it</p>")
+    head.append(html_table(*metg_table(a)))
+    head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in notes_below_table(a)))
+    tail = []
+    if a.busy is not None:  # beside the figures it doubts, not only in the line above
+        head.append(f"<p class='unreliable'>{html.escape(busy_line(a.busy))}</p>")
+    if figures is not None:
+        head.append("<div class='row'>"
+                    + figures.add(f"{a.name}_metg", lambda: plots.metg_bars(a),
+                                  f"METG per system, smallest first ({a.name})")
+                    + figures.add(f"{a.name}_fig7_efficiency", lambda: plots.efficiency_vs_granularity(a),
+                                  f"Fig. 7 style: efficiency vs task granularity ({a.name})")
+                    + "</div>")
+        tail.append(figures.add(f"{a.name}_fig6_throughput", lambda: plots.throughput_vs_size(a),
+                                f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
+    traces, trace_notes = trace_section(store, a, figures, plots_trace, shown_as, level + 1)
+    return Section(head, _curve_notes(a, shown_as) + trace_notes, tail + traces)
+
+
+def campaign_group(sections: list[Section]) -> list[str]:
+    """The sections in order, a note that several of them share said once above them all."""
+    campaigns: dict[tuple[str, str], set[str]] = {}
+    for section in sections:
+        for note in section.notes:
+            campaigns.setdefault((note.css, note.text), set()).add(note.campaign)
+    shared = {key for key, where in campaigns.items() if len(where) > 1}
+    parts = notes_html([n for s in sections for n in s.notes if (n.css, n.text) in shared], name_campaign=True)
+    for s in sections:
+        own = s.head + notes_html([n for n in s.notes if (n.css, n.text) not in shared], name_campaign=False) + s.tail
+        parts += [f"<details><summary>{html.escape(s.folded)}</summary>", *own, "</details>"] if s.folded else own
+    return parts
+
+
+def metg_summary(analyses) -> str:
+    """Several METG campaigns: one row each, newest first, with its answer's first sentence."""
+    rows = [[a.name, a.campaign.get("created", ""), f"{a.params.pattern}/{a.params.kernel}, "
+             f"{a.params.steps} x {a.params.width}", (answer(a) or ["no METG"])[0]
+             + (" (busy machine)" if a.busy is not None else "")] for a in analyses]
+    return ("<p class='muted'>Every METG campaign, newest first; the older ones are folded below.</p>"
+            + html_table(["campaign", "created", "graph", "answer"], rows))
