@@ -12,7 +12,7 @@ APT_PACKAGES=(
   clang-19 libomp-19-dev                            # OpenMP systems on LLVM's runtime
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
   libtbb-dev                                        # tbb_flow, tbb_tasks (oneTBB)
-  iproute2                                          # two-host MPI test (network namespaces)
+  iproute2 util-linux                               # the test cluster (scripts/test-cluster.sh: ip, nsenter)
   chromium                                          # the report test renders the HTML page headless
   python3 python3-pip python3-venv
 )

@@ -12,15 +12,17 @@ import sys
 from taskbench import launch, units
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
+from taskbench.launch.hosts import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks
-from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
+from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of, hosts_of
 from taskbench.registry.breakdown import with_breakdown
 from taskbench.registry.external import add_externals, externals_from_specs
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
-OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--campaign", "--db", "--build-dir"}
+OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--hosts",
+                      "--campaign", "--db", "--build-dir"}
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 # After SYSTEM, these ask the system for its flags.
 HELP_FLAGS = {"-h", "--help"}
@@ -65,6 +67,9 @@ def add_parser(subparsers, common):
     p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+    p.add_argument("--hosts", metavar="FILE",
+                   help="run across the hosts of this cluster description (docs/clusters.md; default: "
+                        "$TASKBENCH_HOSTS, else this machine alone)")
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
     p.add_argument("--breakdown", action="store_true",
                    help="ask the system for its work/overhead/idle/discovery breakdown "
@@ -92,13 +97,17 @@ def main(args, ctx) -> int:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
     flags = list(args.system_flags)
+    cluster = cluster_from(args.hosts)
     params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
               "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
+    if cluster is not None:
+        params["hosts"] = [{"name": h.name, "address": h.address, "cores": h.cores} for h in cluster.hosts]
     if system.standin:
         params["cuda_standin"] = system.note
     try:
         name, run = campaign.run_alone(store, system, flags, name=args.campaign, params=params,
-                                       options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher),
+                                       options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher,
+                                                             cluster=cluster),
                                        timeout=args.timeout, git_revision=ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError("interrupted before the run ended: nothing was stored (`taskbench run` stores "
@@ -112,7 +121,8 @@ def main(args, ctx) -> int:
 
 def system_help(system, args) -> int:
     """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
-    plan = launch.plan(system, list(args.system_flags), LaunchOptions(args.ranks, args.threads_per_rank, args.launcher))
+    options = LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster_from(args.hosts))
+    plan = launch.plan(system, list(args.system_flags), options)
     sys.stdout.flush()
     return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
 
@@ -140,6 +150,10 @@ def show(ctx, run: dict, name: str) -> None:
             if peak and value is not None:
                 rows.append(["efficiency", f"{units.percent(value / peak)} of the stored peak "
                                            f"{units.rate(peak, unit(kernel))}"])
+        hosts = hosts_of(run)
+        if hosts is not None and len(hosts) > 1:
+            rows.append([f"{len(hosts)} hosts (ranks / tasks)",
+                         ", ".join(f"{name} {h.get('ranks')}/{h.get('tasks')}" for name, h in sorted(hosts.items()))])
         parts = breakdown_of(run)
         if parts is not None:
             rows.append(["breakdown (ns per task)", ", ".join(f"{p} {parts[p]:.1f}" for p in BREAKDOWN_PARTS)])

@@ -1,6 +1,7 @@
 """The launcher table: the registry entry's `launcher` key names a module of this package, which
 has `command(system, flags, options)` (the LaunchPlan: command line and environment) and
-`why_not_here(system)` (why it cannot start that system on this machine, "" when it can).
+`why_not_here(system)` (why it cannot start that system on this machine, "" when it can), and
+ACROSS_HOSTS = True where it can spread a run over a cluster description's hosts (--hosts).
 Adding a launcher is its module and its place in LAUNCHERS."""
 
 from __future__ import annotations
@@ -32,4 +33,9 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
                         f"('{system.name}' is launched by {system.launcher})", EXIT_USAGE)
     if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
-    return LAUNCHERS[launcher].command(system, flags, options)
+    module = LAUNCHERS[launcher]
+    if options.cluster is not None and not getattr(module, "ACROSS_HOSTS", False):
+        able = ", ".join(name for name, m in LAUNCHERS.items() if getattr(m, "ACROSS_HOSTS", False))
+        raise UserError(f"--hosts: {system.name} is started by the {launcher} launcher, which does not run "
+                        f"across hosts yet (the {able} launcher does)", EXIT_USAGE)
+    return module.command(system, flags, options)

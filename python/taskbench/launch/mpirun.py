@@ -10,15 +10,29 @@ Hydra (its control port) and ranks (UCX) listen beyond loopback whatever they ar
 (`--mca oob_tcp_if_include lo --mca btl_tcp_if_include lo`, `-iface lo`: measured). The ranks
 still meet through shared memory, and reach the harness's Unix socket (rank_watch.py) by its
 file, which no network namespace hides. An entry whose `mpirun_args` name hosts runs outside.
+
+With a cluster description (--hosts, hosts.py), Open MPI's mpirun places the ranks on its hosts
+(one per core of each, a hybrid system's one per host), a host after another, starts its
+daemons there through the hosts' own start method (host_agent.py as its remote-shell agent);
+its daemons and ranks talk over the hosts' addresses only, and the core is told the number of
+hosts (-nodes). MPICH's Hydra is not driven across hosts yet.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import sys
+from dataclasses import replace
+
+from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
+from taskbench.launch.hosts import HOSTS_VARIABLE, Cluster
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, find_launcher, flavour,
                                          rank_layout, running_as_root)
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
                                    threads_flags)
+
+ACROSS_HOSTS = True  # --hosts: see above
 
 # Open MPI's and Hydra's options that place ranks on other hosts.
 HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
@@ -34,12 +48,61 @@ def why_not_here(system) -> str:
     return ""
 
 
+def cluster_layout(system, options: LaunchOptions) -> LaunchOptions:
+    """Ranks across the hosts, unless --ranks or the registry entry says: one per core of every
+    host, or for a hybrid system one per host with its cores as threads (the fewest any has)."""
+    cluster = options.cluster
+    if options.ranks or system.ranks:
+        return options
+    if system.threads_flag:
+        threads = options.threads_per_rank or min(h.cores for h in cluster.hosts)
+        return replace(options, ranks=len(cluster), threads_per_rank=threads)
+    return replace(options, ranks=cluster.cores)
+
+
+def hosts_network(cluster: Cluster) -> str | None:
+    """The smallest network holding every host's address, or None where one is not an IP address.
+    Open MPI's interface selection takes networks, and needs one that holds its peers: with each
+    host's own address alone (/32) its TCP transport refused the other hosts' connections
+    ("server accept cannot find guid", measured on the test cluster)."""
+    try:
+        addresses = [ipaddress.ip_address(h.address) for h in cluster.hosts]
+    except ValueError:
+        return None
+    if len({a.version for a in addresses}) > 1:
+        return None
+    network = ipaddress.ip_network(addresses[0])
+    while not all(a in network for a in addresses):
+        network = network.supernet()
+    return str(network)
+
+
+def across_hosts(cluster: Cluster, threads: int) -> list[str]:
+    """Open MPI's options that place the ranks on the cluster's hosts, in turn, and keep its
+    daemons' and ranks' traffic on the hosts' network."""
+    argv = ["--host", ",".join(f"{h.address}:{h.cores}" for h in cluster.hosts),
+            "--map-by", f"node:PE={threads}" if threads > 1 else "node",
+            "--mca", "plm_rsh_agent", f"{sys.executable} -m taskbench.launch.host_agent"]
+    network = hosts_network(cluster)
+    if network is not None:
+        argv += ["--mca", "oob_tcp_if_include", network, "--mca", "btl_tcp_if_include", network]
+    return argv
+
+
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    cluster = options.cluster
+    if cluster is not None:
+        if flavour(system) != "openmpi":
+            raise UserError(f"--hosts: {system.name} runs over {flavour(system)}, whose launch across "
+                            "hosts is not supported yet (the Open MPI builds' is)", EXIT_USAGE)
+        options = cluster_layout(system, options)
     options = rank_layout(system, options)
     ranks, threads = options.ranks, options.threads_per_rank or 1
     set_env = base_environment(system, options)
     program_argv = [*program(system), *flags, *threads_flags(system, options),
                     EXPECT_RANKS_FLAG, str(ranks)]
+    if cluster is not None and "-nodes" not in flags:
+        program_argv += ["-nodes", str(len(cluster))]
     program_name = find_launcher(system) or ("mpiexec" if flavour(system) == "mpich" else "mpirun")
     if flavour(system) == "mpich":
         argv = [program_name, "-n", str(ranks)]
@@ -52,7 +115,10 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     else:
         # Open MPI refuses more ranks than cores, and refuses root, unless told otherwise.
         argv = [program_name, "-np", str(ranks), "--oversubscribe"]
-        if threads > 1:  # Open MPI binds each rank to one core unless told to map more
+        if cluster is not None:
+            argv += across_hosts(cluster, threads)
+            set_env[HOSTS_VARIABLE] = str(cluster.path)  # for the agent, which mpirun starts
+        elif threads > 1:  # Open MPI binds each rank to one core unless told to map more
             argv += ["--map-by", f"slot:PE={threads}"]
         for name in set_env:
             argv += ["-x", name]  # remote ranks see only exported variables
@@ -61,6 +127,6 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
             set_env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     own_args = [str(a) for a in system.extra.get("mpirun_args", [])]
     argv += own_args + program_argv
-    if loopback.can_isolate() and not any(a.split("=")[0] in HOST_OPTIONS for a in own_args):
+    if cluster is None and loopback.can_isolate() and not any(a.split("=")[0] in HOST_OPTIONS for a in own_args):
         argv = loopback.wrap(argv)
     return LaunchPlan(argv, merged_env(set_env), set_env, ranks, options.threads_per_rank)

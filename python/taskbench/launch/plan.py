@@ -6,12 +6,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from taskbench.launch.hosts import Cluster
+
 
 @dataclass
 class LaunchOptions:
     ranks: int | None = None  # --ranks: MPI ranks, or --workers: a Dask cluster's worker processes
     threads_per_rank: int | None = None  # --threads-per-rank
     launcher: str | None = None  # --launcher: srun instead of mpirun for an MPI system
+    cluster: Cluster | None = None  # --hosts: the hosts the run spans (None: this machine)
     extra_env: dict[str, str] = field(default_factory=dict)
 
 

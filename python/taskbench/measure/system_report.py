@@ -29,6 +29,15 @@ def _system_report(run: dict) -> dict:
     return report.get("system_report") or {} if isinstance(report, dict) else {}
 
 
+def hosts_of(run: dict) -> dict[str, dict] | None:
+    """{host: {"ranks": N, "tasks": N}} of a run across hosts (the system's report names the host
+    each rank or worker ran on), or None where the report has no such count."""
+    hosts = _system_report(run).get("hosts")
+    if not isinstance(hosts, dict) or not all(isinstance(v, dict) for v in hosts.values()):
+        return None
+    return hosts
+
+
 def breakdown_of(run: dict) -> dict | None:
     """ns per task of each part, plus "tasks", or None when the run's report has no breakdown."""
     b = _system_report(run).get("breakdown")

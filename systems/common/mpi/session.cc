@@ -1,10 +1,15 @@
 #include "session.h"
 
+#include <unistd.h>
+
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 // The build gives each copy of this code one implementation's include path; make a mix-up (an
@@ -37,6 +42,23 @@ std::string library_version_json() {
     if (text[k] != '"' && text[k] != '\\' && static_cast<unsigned char>(text[k]) >= 0x20)
       out += text[k];
   while (out.size() > 1 && out.back() == ' ') out.pop_back();
+  return out + "\"";
+}
+
+constexpr size_t kHostNameBytes = 256;  // HOST_NAME_MAX (64 on Linux) and room beyond it
+
+// A host name as a JSON string (they hold letters, digits, '-' and '.'; anything else escaped).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\' || c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
   return out + "\"";
 }
 
@@ -80,6 +102,32 @@ void Session::fail(const char* format, ...) const {
   std::exit(2);
 }
 
+// The ranks and tasks of each host, in the JSON report's "hosts": the proof that a run crossed
+// hosts, and how its work was spread (ranks name their host as the OS does).
+void Session::report_hosts(long long tasks) const {
+  struct Rank {
+    char host[kHostNameBytes];
+    long long tasks;
+  };
+  Rank mine{};
+  gethostname(mine.host, sizeof mine.host - 1);
+  mine.tasks = tasks;
+  std::vector<Rank> all(rank_ == 0 ? size_ : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank_ != 0) return;
+  std::map<std::string, std::pair<int, long long>> hosts;  // name -> ranks, tasks
+  for (const Rank& r : all) {
+    auto& [ranks, sum] = hosts[r.host];
+    ++ranks;
+    sum += r.tasks;
+  }
+  std::string json = "{";
+  for (const auto& [name, counts] : hosts)
+    json += (json.size() > 1 ? "," : "") + quoted(name) + ":{\"ranks\":" +
+            std::to_string(counts.first) + ",\"tasks\":" + std::to_string(counts.second) + "}";
+  app_.add_report_json("hosts", json + "}");
+}
+
 void Session::report(double elapsed) const {
   // Per graph: tasks executed, then last-timestep outputs checked, summed in one reduction. An
   // all-reduce, not a reduce onto rank 0: no rank goes on to MPI_Finalize before every rank has
@@ -93,6 +141,7 @@ void Session::report(double elapsed) const {
   }
   MPI_Allreduce(local.data(), total.data(), static_cast<int>(local.size()), MPI_LONG_LONG, MPI_SUM,
                 MPI_COMM_WORLD);
+  report_hosts(std::accumulate(local.begin(), local.begin() + n, 0LL));
   app_.report(elapsed, std::vector<long long>(total.begin(), total.begin() + n),
               std::vector<long long>(total.begin() + n, total.end()));
 }

@@ -44,6 +44,7 @@ class Session {
 
  private:
   [[noreturn]] void fail(const char* format, ...) const;
+  void report_hosts(long long tasks) const;
 
   taskbench::App& app_;
   int rank_ = 0, size_ = 1;
