@@ -3,13 +3,16 @@ the first host with the cluster description, as a user does (docs/clusters.md)."
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sqlite3
 import subprocess
+import time
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, SCRIPT
 
 GRAPHS = ["-steps", "20", "-width", "6", "-type", "stencil_1d", "-and",
           "-steps", "20", "-width", "6", "-type", "nearest", "-radix", "3"]
@@ -74,3 +77,54 @@ def test_a_system_without_a_launch_across_hosts_is_refused(cluster):
     assert got.returncode == 2
     assert got.stderr.strip() == ("taskbench: --hosts: native is started by the local launcher, which does not "
                                   "run across hosts yet (the mpirun launcher does)")
+
+
+def _processes_on(cluster, host: int) -> list[int]:
+    """Every process on test host `host` but the one holding its namespaces."""
+    anchor = int((cluster.dir / f"h{host}.pid").read_text())
+    out = subprocess.run(["ip", "netns", "pids", f"{cluster.prefix}-h{host}"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split() if int(p) != anchor]
+
+
+def _running_on(pid: int, name: str) -> bool:
+    try:
+        return open(f"/proc/{pid}/comm").read().strip() == name
+    except OSError:
+        return False
+
+
+def test_a_host_that_dies_mid_run_fails_it_naming_the_host(cluster, tmp_path):
+    db = tmp_path / "runs.db"
+    argv = [str(SCRIPT), "--dir", str(cluster.dir), "--prefix", cluster.prefix, "run", "taskbench", "run",
+            "--hosts", str(cluster.hosts_file), "--db", str(db), "--timeout", "120", "mpi_p2p",
+            "-steps", "100000", "-width", "6", "-kernel", "busy_wait", "-iter", "20000"]
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(_running_on(p, "mpi_p2p") for p in _processes_on(cluster, 3)):
+            assert run.poll() is None and time.monotonic() < deadline, "the run never reached the third host"
+            time.sleep(0.1)
+        time.sleep(0.5)  # its ranks are in the graph's loop
+        for pid in _processes_on(cluster, 3):
+            os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        run.communicate(timeout=60)
+        assert time.monotonic() - killed < 20, "the run went on long after its host died"
+    finally:
+        run.kill()
+    stored = stored_run(db)
+    assert stored["status"] == "failed", stored["reason"]
+    assert stored["reason"].startswith(f"host {cluster.prefix}-h3 (198.18.0.3) stopped answering"), stored["reason"]
+    for host in (1, 2, 3):
+        left = [p for p in _processes_on(cluster, host) if _running_on(p, "mpi_p2p") or _running_on(p, "orted")]
+        assert not left, f"processes of the run left on host {host}: {left}"
+
+
+def test_a_rank_killed_on_another_host_is_named(cluster, tmp_path):
+    got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "runs.db"),
+                      "--timeout", "60", "mpi_p2p", *GRAPHS[:6], env={"TASKBENCH_FAULT": "kill:0,4,5"})
+    assert got.returncode == 3, got.stdout + got.stderr
+    run = stored_run(tmp_path / "runs.db")
+    assert run["status"] == "crashed", run["reason"]
+    assert run["reason"].startswith("rank 2 killed by SIGKILL"), run["reason"]
+    assert "198.18.0.3" in run["reason"] or f"{cluster.prefix}-h3" in run["reason"], run["reason"]

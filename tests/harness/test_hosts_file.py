@@ -71,3 +71,15 @@ def test_open_mpi_keeps_to_the_network_that_holds_every_host(tmp_path):
     assert argv[:4] == ["--host", "198.18.0.1:2,198.18.0.2:2", "--map-by", "node"]
     assert argv[-6:] == ["--mca", "oob_tcp_if_include", "198.18.0.0/30", "--mca", "btl_tcp_if_include",
                          "198.18.0.0/30"]
+
+
+def test_a_lost_host_is_named_from_either_witness(tmp_path):
+    from taskbench.launch.diagnosis import lost_host
+    cluster = read_cluster(write(tmp_path, '[[host]]\nname = "n3"\naddress = "10.0.0.3"\ncores = 1\n'))
+    open_mpi = ("ORTE has lost communication with a remote daemon.\n\n  HNP daemon   : [[1,0],0] on node n1\n"
+                "  Remote daemon: [[1,0],2] on node 10.0.0.3\n\nThis is usually due to ...\n")
+    assert lost_host(open_mpi, cluster).startswith("host n3 (10.0.0.3) stopped answering: the launcher lost")
+    assert lost_host(open_mpi).startswith("host 10.0.0.3 stopped answering")
+    agent = "ORTE was unable to reliably start one or more daemons.\nhost_agent: host n3 (10.0.0.3) stopped answering: x\n"
+    assert lost_host(agent, cluster) == "host n3 (10.0.0.3) stopped answering: x"
+    assert lost_host("mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).") is None

@@ -27,6 +27,8 @@ _HYDRA_PID = re.compile(r"PID (\d+) RUNNING AT (\S+)")
 _HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)")
 _HYDRA_STATUSES = re.compile(r"Exit codes: ((?:\[\S+\] [\d,]+ ?)+)")
 _SLURM = re.compile(r"srun: error: (\S+): tasks? (\d+)(?:[-,][\d,-]*)?: (.+)$", re.MULTILINE)
+_LOST_DAEMON = re.compile(r"lost communication with a remote daemon\..*?Remote daemon: *\S+ on node (\S+)", re.DOTALL)
+_AGENT_LOST = re.compile(r"^host_agent: (host .+)$", re.MULTILINE)  # host_agent.py's line
 
 
 @dataclass
@@ -72,6 +74,25 @@ def _hydra_rank(text: str, first_to_end: tuple[int, int] | None) -> int | None:
         if len(bad) == 1:
             return bad[0]
     return first_to_end[0] if first_to_end is not None else None
+
+
+def lost_host(text: str, cluster=None) -> str | None:
+    """Why a run across hosts failed when one of its hosts died (its processes killed, its link
+    down), naming the host, or None. Two witnesses: the agent that started the launcher's daemon
+    there (host_agent.py: its start command was killed, or ssh lost the host), and Open MPI 4.1's
+    report once its daemons were up ("ORTE has lost communication with a remote daemon. ...
+    Remote daemon: [[11707,0],2] on node 198.18.0.3"), which names the host as the launcher knows
+    it: `cluster` (hosts.py) gives its name."""
+    agent = _AGENT_LOST.search(text)
+    if agent:
+        return agent[1]
+    m = _LOST_DAEMON.search(text)
+    if not m:
+        return None
+    host = cluster.find(m[1]) if cluster is not None else None
+    named = f"{host.name} ({host.address})" if host is not None and host.name != m[1] else m[1]
+    return f"host {named} stopped answering: the launcher lost its daemon there (the host died, its " \
+           "processes were killed, or its network failed)"
 
 
 def rank_death(text: str, first_to_end: tuple[int, int] | None = None,

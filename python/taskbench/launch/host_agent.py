@@ -2,32 +2,50 @@
 cluster description: `python -m taskbench.launch.host_agent HOST WORDS...` runs WORDS (joined
 into one shell line, as ssh does) on HOST through the start method the description gives it.
 The description is the one in TASKBENCH_HOSTS, which the launcher sets. HOST is a name or an
-address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`."""
+address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`.
+
+It stays beside the launcher, as an ssh client does, while the command runs there: when the
+host dies (its processes killed, its ssh connection dropped) it says so in one line, naming the
+host, which the launcher's own report does not (Open MPI: "ORTE was unable to reliably start
+one or more daemons"). Signals it gets go on to the command."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 from taskbench.launch.hosts import HOSTS_VARIABLE, read_cluster
 
+LOST_PREFIX = "host_agent: "  # the runner reads the line after it as the run's reason
+SSH_FAILED = 255  # ssh's status when the connection fails
+
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print("host_agent: usage: host_agent HOST COMMAND...", file=sys.stderr)
-        return 255
+        return SSH_FAILED
     description = os.environ.get(HOSTS_VARIABLE)
     if not description:
         print(f"host_agent: {HOSTS_VARIABLE} names no cluster description", file=sys.stderr)
-        return 255
+        return SSH_FAILED
     cluster = read_cluster(Path(description))
     host = cluster.find(argv[0])
     if host is None:
         print(f"host_agent: no host '{argv[0]}' in {cluster.path}", file=sys.stderr)
-        return 255  # ssh's status for a host it cannot reach
-    command = host.shell(" ".join(argv[1:]))
-    os.execvp(command[0], command)
+        return SSH_FAILED
+    child = subprocess.Popen(host.shell(" ".join(argv[1:])))
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda number, _frame: child.send_signal(number))
+    code = child.wait()
+    lost = (code < 0 and -code == signal.SIGKILL) or (code == SSH_FAILED and host.start[0] == "ssh")
+    if lost:
+        print(f"{LOST_PREFIX}host {host.name} ({host.address}) stopped answering: its start command "
+              f"({host.start[0]}) ended {'by SIGKILL' if code < 0 else 'with status 255'} (the host died, "
+              "its processes were killed, or its network failed)", file=sys.stderr, flush=True)
+    return SSH_FAILED if code < 0 else code
 
 
 if __name__ == "__main__":

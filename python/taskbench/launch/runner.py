@@ -19,7 +19,8 @@ from pathlib import Path
 
 from taskbench import provenance
 from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, guard, leftovers, plan, tied
-from taskbench.launch.diagnosis import rank_death, signal_name
+from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
+from taskbench.launch.hosts import Cluster
 from taskbench.launch.external import missing_summary
 from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
@@ -168,7 +169,8 @@ def _system_message(text: str) -> str:
     return lines[-1][:500] if lines else ""
 
 
-def _classify(code: int, stderr: str, stdout: str = "", watch: RankWatch | None = None) -> tuple[str, str]:
+def _classify(code: int, stderr: str, stdout: str = "", watch: RankWatch | None = None,
+              cluster: Cluster | None = None) -> tuple[str, str]:
     own = _system_message(stderr)
     line = own or _last_line(stderr)
     if code < 0:
@@ -183,6 +185,9 @@ def _classify(code: int, stderr: str, stdout: str = "", watch: RankWatch | None 
     death = rank_death(stderr + "\n" + stdout, watch.first_to_end() if watch is not None else None, pids)
     if death is not None:
         return "crashed", death.describe() + (f": {own}" if own else "")
+    lost = lost_host(stderr + "\n" + stdout, cluster)
+    if lost is not None:
+        return "failed", lost
     return "failed", f"exit code {code}" + (f": {line}" if line else "")
 
 
@@ -213,7 +218,7 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         if watch is not None:
             env[WATCH_VARIABLE] = str(watch.path)
         try:
-            outcome = _run(launch, env, marker, watch, is_mpi, timeout, report_path)
+            outcome = _run(launch, env, marker, watch, is_mpi, timeout, report_path, options.cluster)
         finally:
             if watch is not None:
                 watch.close()
@@ -237,7 +242,7 @@ def _count_external(outcome: RunOutcome, cores: int) -> None:
 
 
 def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
-         timeout: float | None, report_path: Path) -> RunOutcome:
+         timeout: float | None, report_path: Path, cluster: Cluster | None = None) -> RunOutcome:
     """Starts the launch, waits for it (or kills it at the timeout) and classifies the end."""
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     outcome = RunOutcome("ok", "", launch.argv, launch.set_env, started_at=started_at,
@@ -279,7 +284,7 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     if outcome.status != "timeout" and proc.returncode != 0:
         if watch is not None:
             watch.stop()  # the launch has ended: every rank's end is known
-        outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch)
+        outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch, cluster)
         if is_mpi and outcome.status == "validation":
             # A rank printed the core's validation line and ended with its status 3; the
             # launcher's own code depends on the order its clean-up saw the ranks end (Hydra
