@@ -5,6 +5,7 @@ Alone (`-workers N -threads T`) it starts a scheduler and N worker processes on 
 (taskbench.launch.dask_cluster) and stops them after the run; with `-scheduler ADDRESS` it
 attaches to a running cluster, started by the harness or by its user, and waits for `-workers`
 of its workers. A worker that leaves the cluster during the run ends it as a failure."""
+import json
 import os
 import sys
 import threading
@@ -90,8 +91,9 @@ def main() -> None:
         if departures.gone:
             fail_after_departure(departures, pids, cluster)
         tally = Tally(len(app.graphs))
-        for note in take_notes(client, len(app.graphs)):
-            tally.add(note)
+        for host, note in take_notes(client, len(app.graphs)):
+            tally.add(note, host)
+        app.add_report_json("hosts", json.dumps(tally.hosts))
     app.report(elapsed, tally.executed)
 
 

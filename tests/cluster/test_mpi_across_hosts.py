@@ -4,31 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
-import sqlite3
 import subprocess
 import time
 
 import pytest
 
-from conftest import REPO, SCRIPT
-
-GRAPHS = ["-steps", "20", "-width", "6", "-type", "stencil_1d", "-and",
-          "-steps", "20", "-width", "6", "-type", "nearest", "-radix", "3"]
-
-
-def serial_totals(flags: list[str]) -> tuple[int, int]:
-    out = subprocess.run([str(REPO / "build" / "bin" / "serial"), *flags], capture_output=True, text=True,
-                         timeout=60).stdout
-    return (int(re.search(r"Total Tasks (\d+)", out)[1]), int(re.search(r"Total Dependencies (\d+)", out)[1]))
-
-
-def stored_run(db) -> dict:
-    with sqlite3.connect(db) as c:
-        c.row_factory = sqlite3.Row
-        return dict(c.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone())
-
+from cluster_helpers import GRAPHS, serial_totals, stored_run
+from conftest import SCRIPT
 
 def test_the_hosts_are_checked(cluster):
     got = cluster.run("taskbench", "-q", "hosts", "--hosts", str(cluster.hosts_file))
@@ -49,7 +32,7 @@ def test_a_run_spreads_over_every_host(cluster, system, tmp_path):
     assert run["nodes"] == 3 and run["ranks"] == 3
     hosts = json.loads(run["report"])["system_report"]["hosts"]
     assert hosts == {f"{cluster.prefix}-h{k}": {"ranks": 1, "tasks": 80} for k in (1, 2, 3)}
-    assert "3 hosts (ranks / tasks)" in got.stdout
+    assert "3 hosts (processes / tasks)" in got.stdout
 
 
 def test_mpi4py_futures_runs_across_the_hosts(cluster, tmp_path):
@@ -76,7 +59,7 @@ def test_a_system_without_a_launch_across_hosts_is_refused(cluster):
     got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "native", "-steps", "5")
     assert got.returncode == 2
     assert got.stderr.strip() == ("taskbench: --hosts: native is started by the local launcher, which does not "
-                                  "run across hosts yet (the mpirun launcher does)")
+                                  "run across hosts yet (the mpirun and dask launchers do)")
 
 
 def _processes_on(cluster, host: int) -> list[int]:

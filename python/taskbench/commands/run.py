@@ -152,8 +152,9 @@ def show(ctx, run: dict, name: str) -> None:
                                            f"{units.rate(peak, unit(kernel))}"])
         hosts = hosts_of(run)
         if hosts is not None and len(hosts) > 1:
-            rows.append([f"{len(hosts)} hosts (ranks / tasks)",
-                         ", ".join(f"{name} {h.get('ranks')}/{h.get('tasks')}" for name, h in sorted(hosts.items()))])
+            rows.append([f"{len(hosts)} hosts (processes / tasks)",
+                         ", ".join(f"{name} {h.get('ranks', h.get('workers'))}/{h.get('tasks')}"
+                                   for name, h in sorted(hosts.items()))])
         parts = breakdown_of(run)
         if parts is not None:
             rows.append(["breakdown (ns per task)", ", ".join(f"{p} {parts[p]:.1f}" for p in BREAKDOWN_PARTS)])

@@ -130,9 +130,16 @@ class Tally:
     def __init__(self, graphs: int):
         self.executed = [0] * graphs
         self.last_row_checked = [0] * graphs
+        self.hosts: dict[str, dict[str, int]] = {}  # host -> {"workers": N, "tasks": N}
 
-    def add(self, note: tuple) -> None:
+    def add(self, note: tuple, host: str | None = None) -> None:
+        """One worker's note; `host`: the host it ran on, counted in hosts (the JSON report's
+        "hosts": the proof that a run crossed hosts, and how its work was spread)."""
         pid, counts, checked, events = note
+        if host is not None:
+            tally = self.hosts.setdefault(host, {"workers": 0, "tasks": 0})
+            tally["workers"] += 1
+            tally["tasks"] += sum(counts)
         for index, count in enumerate(counts):
             self.executed[index] += count
         for index, count in enumerate(checked):

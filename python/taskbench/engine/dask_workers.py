@@ -8,6 +8,7 @@ gathers its ranks' counts, so App.report checks that every task ran exactly once
 from __future__ import annotations
 
 import os
+import socket
 import threading
 
 from taskbench import _core
@@ -36,13 +37,14 @@ def prepare_workers(client, tracing: bool) -> dict[str, int]:
     return pids
 
 
-def _note(graphs: int) -> tuple:
+def _note(graphs: int) -> tuple[str, tuple]:
     # Once the run is over no task runs, so the per-thread counts are read safely.
-    return (os.getpid(), *_core.take_note(graphs))
+    return socket.gethostname(), (os.getpid(), *_core.take_note(graphs))
 
 
-def take_notes(client, graphs: int) -> list[tuple]:
-    """Each worker's (pid, tasks per graph, -trace events) since prepare_workers."""
+def take_notes(client, graphs: int) -> list[tuple[str, tuple]]:
+    """Each worker's host name and note (pid, tasks and last-row outputs checked per graph,
+    -trace events) since prepare_workers."""
     return list(client.run(_note, graphs).values())
 
 

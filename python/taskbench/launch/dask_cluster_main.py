@@ -1,6 +1,7 @@
-"""build/bin/dask_cluster -workers N -threads T -- SYSTEM [FLAGS...]: the harness's `dask`
-launcher (launch/dask.py). Starts a Dask cluster on 127.0.0.1 (dask_cluster.py), runs the
-system attached to it (`-scheduler ADDRESS -workers N`), and stops the cluster after it.
+"""build/bin/dask_cluster -workers N -threads T [-hosts FILE] -- SYSTEM [FLAGS...]: the harness's
+`dask` launcher (launch/dask.py). Starts a Dask cluster on 127.0.0.1, or across the hosts of a
+cluster description (dask_cluster.py), runs the system attached to it (`-scheduler ADDRESS
+-workers N`), and stops the cluster after it.
 
 It ends as the run ended: the system's own status; or, when a process of the cluster died
 during the run, the dead worker's: status 3 after its failed validation (its own line repeated
@@ -14,9 +15,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from taskbench.launch.attached_run import run_attached
 from taskbench.launch.dask_cluster import Cluster, ClusterError
+from taskbench.launch.hosts import read_cluster
 
 POLL_SECONDS = 0.02
 SETTLE_SECONDS = 2.0  # after a run failed: how long a cluster process's death may take to show
@@ -58,12 +61,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="dask_cluster", description=__doc__.splitlines()[0])
     parser.add_argument("-workers", type=int, required=True, help="worker processes")
     parser.add_argument("-threads", type=int, default=1, help="threads per worker process")
+    parser.add_argument("-hosts", help="a cluster description: the scheduler on its first host, the workers "
+                                       "on every host (docs/clusters.md)")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="-- SYSTEM [FLAGS...]")
     args = parser.parse_args(argv)
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not program or args.workers < 1 or args.threads < 1:
         parser.error("needs -workers N >= 1, -threads T >= 1 and -- SYSTEM [FLAGS...]")
-    cluster = Cluster(args.workers, args.threads, relay=True)
+    cluster = Cluster(args.workers, args.threads, relay=True,
+                      hosts=read_cluster(Path(args.hosts)) if args.hosts else None)
     return run_attached(cluster, ClusterError,
                         lambda address: [*program, "-scheduler", address, "-workers", str(args.workers)], supervise)
 

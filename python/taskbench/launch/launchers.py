@@ -35,7 +35,8 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     module = LAUNCHERS[launcher]
     if options.cluster is not None and not getattr(module, "ACROSS_HOSTS", False):
-        able = ", ".join(name for name, m in LAUNCHERS.items() if getattr(m, "ACROSS_HOSTS", False))
+        able = [name for name, m in LAUNCHERS.items() if getattr(m, "ACROSS_HOSTS", False)]
         raise UserError(f"--hosts: {system.name} is started by the {launcher} launcher, which does not run "
-                        f"across hosts yet (the {able} launcher does)", EXIT_USAGE)
+                        f"across hosts yet (the {' and '.join(able)} launcher{'s do' if len(able) > 1 else ' does'})",
+                        EXIT_USAGE)
     return module.command(system, flags, options)

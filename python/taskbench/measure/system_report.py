@@ -30,8 +30,8 @@ def _system_report(run: dict) -> dict:
 
 
 def hosts_of(run: dict) -> dict[str, dict] | None:
-    """{host: {"ranks": N, "tasks": N}} of a run across hosts (the system's report names the host
-    each rank or worker ran on), or None where the report has no such count."""
+    """{host: {"ranks" or "workers": N, "tasks": N}} of a run across hosts (the system's report
+    names the host each rank or worker ran on), or None where the report has no such count."""
     hosts = _system_report(run).get("hosts")
     if not isinstance(hosts, dict) or not all(isinstance(v, dict) for v in hosts.values()):
         return None
