@@ -15,7 +15,7 @@ import shlex
 
 from taskbench import provenance, units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
-from taskbench.launch import LaunchOptions
+from taskbench.launch.hosts import cluster_from
 from taskbench.launch.runner import DISTURBED_CORES, run_once
 from taskbench.measure import campaign, traces
 from taskbench.measure.analysis import analyze, results_record
@@ -65,6 +65,9 @@ def add_parser(subparsers, common):
     p.add_argument("--threads-per-rank", type=int)
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+    p.add_argument("--hosts", metavar="FILE",
+                   help="run across the hosts of this cluster description (docs/clusters.md; default: "
+                        "$TASKBENCH_HOSTS, else this machine alone); --width defaults to their cores")
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")
@@ -120,13 +123,17 @@ def _params(args, ctx) -> SweepParams:
             raise UserError(f"--flags: {flag} is the sweep's own: {OWNED_FLAGS[flag]} (the campaign stores "
                             "what the options say)")
     externals = externals_from_specs(args.external)
+    cluster = cluster_from(args.hosts)
+    hosts = None if cluster is None else {
+        "path": str(cluster.path), "hosts": [{"name": h.name, "address": h.address, "cores": h.cores} for h in cluster.hosts]}
     return SweepParams(
         systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,
-        width=args.width or provenance.available_cores(), radix=args.radix,
+        width=args.width or (cluster.cores if cluster is not None else provenance.available_cores()),
+        radix=args.radix,
         threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
         refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
         timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
-        max_spread=args.max_spread / 100)
+        max_spread=args.max_spread / 100, hosts=hosts)
 
 
 def main(args, ctx) -> int:
@@ -245,10 +252,10 @@ def _preflight(ctx, params: SweepParams) -> None:
     know -h: one tiny run instead, which must print the summary lines."""
     tiny = params.flags(1)
     tiny[tiny.index("-steps") + 1] = "1"
-    options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
     for name in params.systems:
         flags = tiny if name in params.externals else [*params.flags(params.start_iter), "-h"]
-        outcome = run_once(ctx.registry.get(name), flags, options, timeout=60)
+        system = ctx.registry.get(name)
+        outcome = run_once(system, flags, campaign.sweep_options(system, params), timeout=60)
         if outcome.status == "bad_flags":
             raise campaign.rejected_flags(name, outcome.reason, "the sweep's flags")
         if name in params.externals and not outcome.ok:

@@ -13,6 +13,7 @@ from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, metg_of_
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
 from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge
 from taskbench.measure.sweep import SweepParams, best_of
+from taskbench.measure.system_report import hosts_of
 from taskbench.measure.traces import is_trace_run
 
 # Repetitions of one point disagreeing by more than this are flagged in the report.
@@ -35,6 +36,8 @@ class SystemCurve:
     own_peak: OwnPeak | None = None  # an external system measured against its own best
     layout: str | None = None  # "ranks x threads" of an MPI system's runs
     processor: str = "cpu"  # "gpu": cores are task slots on the GPU (docs/gpu.md)
+    # Across hosts: each host's processes and tasks in the largest run (system_report.hosts).
+    hosts: dict[str, dict] | None = None
 
     @property
     def reference(self) -> bool:
@@ -92,7 +95,12 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
         curve = SystemCurve(system, cores, peaks.peak_for(system, cores), processor=peaks.processor_of(system))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
-        if ok and ok[0].get("launcher") in MPI_LAUNCHERS:
+        if ok and params.hosts:  # across hosts: hosts x processes per host x threads
+            curve.hosts = hosts_of(max(ok, key=lambda r: r["iter"]))
+            n = len(params.hosts["hosts"])
+            per_host = (ok[0].get("ranks") or 1) / n
+            curve.layout = (f"{n} hosts x {per_host:g} x {ok[0].get('threads_per_rank') or 1}")
+        elif ok and ok[0].get("launcher") in MPI_LAUNCHERS:
             curve.layout = f"{ok[0].get('ranks') or 1} x {ok[0].get('threads_per_rank') or 1}"
         tries: dict[tuple[int, int], list[dict]] = defaultdict(list)
         for run in system_runs:

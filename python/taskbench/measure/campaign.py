@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import zlib
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
@@ -12,6 +13,7 @@ from typing import Callable
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
+from taskbench.launch.hosts import read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once
 from taskbench.measure import placement
 from taskbench.measure.peak import load_peaks
@@ -168,7 +170,9 @@ def on_cores(system, cores: int | None, launcher: str | None = None) -> LaunchOp
 def sweep_options(system, params: SweepParams) -> LaunchOptions:
     if params.cores is not None:
         return on_cores(system, params.cores, params.launcher)
-    return LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
+    cluster = read_cluster(Path(params.hosts["path"])) if params.hosts else None
+    return LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher,
+                         cluster=cluster)
 
 
 def run_sweep(store, registry, name: str, params: SweepParams, console,

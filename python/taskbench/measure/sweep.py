@@ -85,6 +85,9 @@ class SweepParams:
     # that a resumed campaign runs the same commands (taskbench.registry.external).
     externals: dict = field(default_factory=dict)
     graphs: int = 1  # identical task graphs run at once (`-and`), as the paper's Fig. 9d and 11
+    # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
+    # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
+    hosts: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from taskbench import units
 from taskbench.console import NOTES, Fit
 from taskbench.measure.kernels import unit
@@ -59,7 +61,32 @@ def notes_below_table(analysis) -> list[str]:
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items()]
-    return lines + [line for line in [floor_line(analysis)] if line]
+    return lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis)
+
+
+# The range the test cluster's hosts take (scripts/test-cluster.sh): one machine's cores, shared.
+TEST_HOSTS = ipaddress.ip_network("198.18.0.0/15")
+
+
+def hosts_lines(analysis) -> list[str]:
+    """Across hosts: each system's processes and tasks per host (of its largest run), and a
+    warning where the hosts are the test cluster's, whose figures say nothing of a network."""
+    hosts = getattr(analysis.params, "hosts", None)
+    if not hosts:
+        return []
+    lines = [f"{c.system} per host (processes / tasks): " +
+             (", ".join(f"{name} {h.get('ranks', h.get('workers'))}/{h.get('tasks')}" for name, h in sorted(c.hosts.items()))
+              if c.hosts else "not reported by the system")
+             for c in analysis.curves.values()]
+    try:
+        test_cluster = all(ipaddress.ip_address(h["address"]) in TEST_HOSTS for h in hosts["hosts"])
+    except ValueError:
+        test_cluster = False
+    if test_cluster:
+        lines.append(f"the {len(hosts['hosts'])} hosts are the test cluster's (198.18.0.0/15): network namespaces "
+                     "sharing this machine's cores and a software bridge, so these figures say nothing of a real "
+                     "network (`taskbench predict` reasons about large node counts)")
+    return lines
 
 
 def answer(analysis) -> list[str]:
@@ -160,8 +187,9 @@ def campaign_title(analysis) -> str:
     if getattr(analysis, "busy", None) is not None:
         noise = f", BUSY MACHINE ({analysis.busy:.2f} cores of other processes on average)"
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
-    return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide, "
-            f"{units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}{noise}{unfinished}")
+    hosts = f", across {len(p.hosts['hosts'])} hosts" if getattr(p, "hosts", None) else ""
+    return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide"
+            f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}{noise}{unfinished}")
 
 
 # On a terminal the parts are headers of their own (the title says "ns per task").
