@@ -37,12 +37,26 @@ def _systems_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})]
 
 
+SYSTEMS = MetgStudy(
+    name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
+    figure_number="Fig. 9a",
+    paper=f"{TASK_BENCH}, Figs. 7 and 9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
+    parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
+    full_minutes="~25 min (estimated: 28 systems, 3 repetitions)")
+
 RADICES = (0, 1, 3, 5, 7, 9)
 
 
 def _dependency_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE}) for r in RADICES]
 
+
+DEPENDENCIES = MetgStudy(
+    name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
+    figure_number="Fig. 10",
+    paper=f"{TASK_BENCH}, Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
+    parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
+    full_minutes="~30 min (estimated)")
 
 PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
             ("spread", 5), ("random_nearest", 5))
@@ -53,12 +67,26 @@ def _pattern_sweeps(quick: bool, cores: int) -> list[Sweep]:
             for p, r in PATTERNS]
 
 
+PATTERNS_STUDY = MetgStudy(
+    name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
+    figure_number="Fig. 9a-c",
+    paper=f"{TASK_BENCH}, Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
+    parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
+    full_minutes="~35 min (estimated)")
+
 GRAPHS = (1, 2, 4)
 
 
 def _graph_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g}) for g in GRAPHS]
 
+
+GRAPHS_STUDY = MetgStudy(
+    name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
+    figure_number="Fig. 9d",
+    paper=f"{TASK_BENCH}, Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
+    parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
+    full_minutes="~20 min (estimated)")
 
 OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
 OUTPUT_BYTES_QUICK = (16, 1024, 65536)
@@ -71,34 +99,6 @@ def _communication_sweeps(quick: bool, cores: int) -> list[Sweep]:
                                     "extra_flags": ["-output", str(b)]})
             for b in (OUTPUT_BYTES_QUICK if quick else OUTPUT_BYTES_FULL)]
 
-
-SYSTEMS = MetgStudy(
-    name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
-    figure_number="Fig. 9a",
-    paper=f"{TASK_BENCH}, Figs. 7 and 9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
-    parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
-    full_minutes="~25 min (estimated: 28 systems, 3 repetitions)")
-
-DEPENDENCIES = MetgStudy(
-    name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
-    figure_number="Fig. 10",
-    paper=f"{TASK_BENCH}, Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
-    parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
-    full_minutes="~30 min (estimated)")
-
-PATTERNS_STUDY = MetgStudy(
-    name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
-    figure_number="Fig. 9a-c",
-    paper=f"{TASK_BENCH}, Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
-    parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
-    full_minutes="~35 min (estimated)")
-
-GRAPHS_STUDY = MetgStudy(
-    name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
-    figure_number="Fig. 9d",
-    paper=f"{TASK_BENCH}, Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
-    parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
-    full_minutes="~20 min (estimated)")
 
 COMMUNICATION = MetgStudy(
     name="communication", title="METG(50%) vs output bytes per task, spread r5 (paper Fig. 11)",
