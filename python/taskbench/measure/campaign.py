@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 import re
 import zlib
-from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Callable
 
 from taskbench import provenance
