@@ -8,7 +8,7 @@ import shlex
 import subprocess
 
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, UserError
-from taskbench.launch import LAUNCHERS
+from taskbench.launch.launchers import ACROSS_HOSTS
 from taskbench.launch.hosts import cluster_from
 
 TIMEOUT = 20.0  # seconds a host may take to answer (an ssh connection, a busy Slurm node)
@@ -48,9 +48,8 @@ def main(args, ctx) -> int:
     if cluster is None:
         raise UserError("taskbench hosts: no cluster description: give --hosts FILE or set TASKBENCH_HOSTS "
                         "(docs/clusters.md)", EXIT_USAGE)
-    across = {name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False)}
     # Open MPI's builds only: Hydra (MPICH) is not driven across hosts yet (launch/mpirun.py).
-    able = [s for s in ctx.registry if s.available and s.launcher in across and (s.mpi or "openmpi") == "openmpi"]
+    able = [s for s in ctx.registry if s.available and s.launcher in ACROSS_HOSTS and (s.mpi or "openmpi") == "openmpi"]
     if not able:
         raise UserError("taskbench hosts: no system that runs across hosts is built here (the Open MPI "
                         "systems: `taskbench systems`)", EXIT_ENVIRONMENT)

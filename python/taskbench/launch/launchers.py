@@ -14,6 +14,8 @@ from taskbench.launch.plan import LaunchOptions, LaunchPlan
 LAUNCHERS = {module.__name__.rpartition(".")[2]: module
              for module in (local, mpirun, srun, dask, loopback, spark, external)}
 MPI_LAUNCHERS = ("mpirun", "srun")
+# The launchers that can spread a run over a cluster description's hosts (--hosts).
+ACROSS_HOSTS = tuple(name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False))
 
 
 def why_not_here(system) -> str:
@@ -34,9 +36,8 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     module = LAUNCHERS[launcher]
-    if options.cluster is not None and not getattr(module, "ACROSS_HOSTS", False):
-        able = [name for name, m in LAUNCHERS.items() if getattr(m, "ACROSS_HOSTS", False)]
+    if options.cluster is not None and launcher not in ACROSS_HOSTS:
         raise UserError(f"--hosts: {system.name} is started by the {launcher} launcher, which does not run "
-                        f"across hosts yet (the {' and '.join(able)} launcher{'s do' if len(able) > 1 else ' does'})",
-                        EXIT_USAGE)
+                        f"across hosts yet (the {' and '.join(ACROSS_HOSTS)} launcher"
+                        f"{'s do' if len(ACROSS_HOSTS) > 1 else ' does'})", EXIT_USAGE)
     return module.command(system, flags, options)

@@ -22,22 +22,32 @@ def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
     ax.plot(xs, mid, color=color, marker="o", markersize=3, linewidth=1.4, label=label)
 
 
-def throughput_vs_size(analysis) -> Figure | None:
-    p = analysis.params
+def _per_curve(analysis, draw):
+    """(figure, axis) on which draw(ax, curve) drew each system's curve (it returns whether it
+    had one to draw), or None where no system had."""
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
-    drawn = False
-    for curve in analysis.curves.values():
-        its = sorted(curve.throughput)
-        if not its:
-            continue
-        values = [curve.throughput[it] for it in its]
-        _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
-              [max(v) for v in values], curve.system,
-              f"{curve.system} ({curve.cores_text if curve.processor == 'gpu' else units.count(curve.cores, 'core')})")
-        drawn = True
-    if not drawn:
+    drawn = [draw(ax, curve) for curve in analysis.curves.values()]
+    return (fig, ax) if any(drawn) else None
+
+
+def _throughput_band(ax, curve) -> bool:
+    its = sorted(curve.throughput)
+    if not its:
+        return False
+    values = [curve.throughput[it] for it in its]
+    _band(ax, its, [min(v) for v in values], [statistics.median(v) for v in values],
+          [max(v) for v in values], curve.system,
+          f"{curve.system} ({curve.cores_text if curve.processor == 'gpu' else units.count(curve.cores, 'core')})")
+    return True
+
+
+def throughput_vs_size(analysis) -> Figure | None:
+    p = analysis.params
+    drawn = _per_curve(analysis, _throughput_band)
+    if drawn is None:
         return None
+    fig, ax = drawn
     ax.set_xscale("log", base=2)
     log_axis(ax, "y", unit(p.kernel), unit(p.kernel))
     for processor, slot in (("cpu", "core"), ("gpu", "GPU slot")):  # docs/gpu.md: peaks per processor
@@ -69,26 +79,27 @@ def _efficiency_by_size(curve) -> list[tuple[float, float, float, float]]:
     return rows
 
 
+def _efficiency_band(ax, curve, threshold: float) -> bool:
+    rows = _efficiency_by_size(curve)
+    if not rows:
+        return False
+    xs, low, mid, high = zip(*rows)
+    metg = curve.summary.median if curve.summary else None
+    label = f"{curve.system}, METG {units.seconds(metg)}" if metg else f"{curve.system}, no METG"
+    _band(ax, xs, low, mid, high, curve.system, label)
+    if metg:
+        ax.plot([metg], [threshold * 100], marker="D", markersize=7, color=color_for(curve.system),
+                markeredgecolor="black", markeredgewidth=0.6, zorder=5)
+        ax.axvline(metg, color=color_for(curve.system), linestyle=":", linewidth=0.9)
+    return True
+
+
 def efficiency_vs_granularity(analysis) -> Figure | None:
     p = analysis.params
-    fig = new_figure(6.4, 4.2)
-    ax = fig.add_subplot()
-    drawn = False
-    for curve in analysis.curves.values():
-        rows = _efficiency_by_size(curve)
-        if not rows:
-            continue
-        xs, low, mid, high = zip(*rows)
-        metg = curve.summary.median if curve.summary else None
-        label = f"{curve.system}, METG {units.seconds(metg)}" if metg else f"{curve.system}, no METG"
-        _band(ax, xs, low, mid, high, curve.system, label)
-        if metg:
-            ax.plot([metg], [p.threshold * 100], marker="D", markersize=7, color=color_for(curve.system),
-                    markeredgecolor="black", markeredgewidth=0.6, zorder=5)
-            ax.axvline(metg, color=color_for(curve.system), linestyle=":", linewidth=0.9)
-        drawn = True
-    if not drawn:
+    drawn = _per_curve(analysis, lambda ax, curve: _efficiency_band(ax, curve, p.threshold))
+    if drawn is None:
         return None
+    fig, ax = drawn
     ax.axhline(p.threshold * 100, color="red", linestyle="--", linewidth=1, label=f"{p.threshold:.0%} threshold")
     log_axis(ax, "x", "task granularity = elapsed x cores / tasks", "s")
     ax.set_ylabel("efficiency (% of peak)")
