@@ -129,3 +129,33 @@ def test_a_process_that_sets_its_title_keeps_its_marker_only_with_keep_environ(k
     finally:
         child.kill()
         child.wait()
+
+
+def _fake_process(root, pid: int, state: str, flags: int, environ: bytes):
+    entry = root / str(pid)
+    entry.mkdir()
+    (entry / "stat").write_text(f"{pid} (a name) {state} 1 {pid} {pid} 0 -1 {flags} 0 0 0 0\n")
+    (entry / "environ").write_bytes(environ)
+    return entry
+
+
+def test_a_process_caught_in_the_middle_of_its_exec_is_found(tmp_path, monkeypatch):
+    """Between closing its close-on-exec pipes (Popen has returned) and laying out its new
+    environment, a process shows an empty environ: the search waits for it (the guard's test
+    once missed a just-started sleep this way on a busy CI machine)."""
+    import threading
+    monkeypatch.setattr(leftovers, "_proc_root", lambda: tmp_path)
+    execing = _fake_process(tmp_path, 4242, "R", 0, b"")
+    _fake_process(tmp_path, 2, "S", 0x00200000, b"")  # a kernel thread: never waited for
+    _fake_process(tmp_path, 4343, "Z", 0, b"")  # a zombie: neither
+    needle = b"PATH=/bin\0" + f"{PROBE}=m".encode() + b"\0"
+    later = threading.Timer(0.01, lambda: (execing / "environ").write_bytes(needle))
+    later.start()
+    try:
+        assert leftovers.processes_with(PROBE, "m") == [4242]
+    finally:
+        later.join()
+    (execing / "environ").write_bytes(b"")
+    start = time.monotonic()
+    assert leftovers.processes_with(PROBE, "m") == []  # a process that never gets one: given up
+    assert time.monotonic() - start < 1.0

@@ -31,19 +31,45 @@ def _proc_root() -> Path:
     return Path("/proc")
 
 
+_PF_KTHREAD = 0x00200000  # a kernel thread: no environment, ever
+_EXEC_WAIT_SECONDS = 0.05
+
+
+def _stat_fields(entry: Path) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (state first), or None."""
+    try:
+        stat = (entry / "stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def _environ(entry: Path) -> bytes:
+    """A process's environment. A process in the middle of an exec shows an empty one: Linux
+    closes its close-on-exec pipes (so the parent's Popen has already returned) before it lays
+    the new environment out. A live user process with an empty environment is read again for a
+    moment; zombies and kernel threads have none to wait for."""
+    deadline = time.monotonic() + _EXEC_WAIT_SECONDS
+    while True:
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            return b""
+        if environ or time.monotonic() > deadline:
+            return environ
+        fields = _stat_fields(entry)
+        if fields is None or fields[0] in ("Z", "X") or int(fields[6]) & _PF_KTHREAD:
+            return environ
+        time.sleep(0.001)
+
+
 def processes_with(variable: str, value: str) -> list[int]:
     """Pids of the live processes whose environment holds variable=value (zombies excluded:
     they have no environment left and hold nothing but a slot in the table)."""
     needle = f"{variable}={value}".encode()
     found = []
     for entry in _proc_root().iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-        if needle in environ.split(b"\0"):
+        if entry.name.isdigit() and needle in _environ(entry).split(b"\0"):
             found.append(int(entry.name))
     return sorted(p for p in found if p != os.getpid())
 
