@@ -72,7 +72,9 @@ stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=bu
 # a wheel build), and the other worker's tests run meanwhile (measured here: 15 min instead of 29
 # for the same tests with the large engines installed).
 stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q -n 2 --dist worksteal \
-  --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py
+  --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py \
+  --ignore=tests/cluster/test_spark_across_hosts.py \
+  --deselect "tests/cluster/test_listening_across_hosts.py::test_a_run_across_hosts_listens_only_on_its_hosts_addresses[spark_standalone]"
 
 # OpenBLAS picks its kernels from the CPU (or OPENBLAS_CORETYPE), so the machine CI lands on
 # decides which dgemm code runs: run every kernel this CPU can execute, and check that the one
@@ -101,6 +103,8 @@ large_engines() {
   scripts/install-large-engines.sh &&
     scripts/build.sh build -DCMAKE_BUILD_TYPE=Release &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/cluster/test_spark_across_hosts.py \
+      tests/cluster/test_listening_across_hosts.py -q -k spark &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_realm.py tests/e2e/test_legion.py \
       tests/e2e/test_legate.py -q &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_systems.py -q -k "realm or legion" &&

@@ -72,6 +72,12 @@ def machine_id(info: dict | None = None) -> str:
     return f"{info['hostname']}|{info['cpu_model']}|{info['available_cpus']}"
 
 
+def cluster_id(hosts: list[dict] | tuple[dict, ...]) -> str:
+    """The machine key of runs across a cluster description's hosts (host_facts.described): a
+    peak measured with every one of these hosts busy is theirs alone, never this machine's."""
+    return "hosts:" + ",".join(f"{h['name']}|{h.get('cpu_model', '?')}|{h['cores']}" for h in hosts)
+
+
 def cpu_busy_seconds() -> float | None:
     """CPU seconds all processes have used since boot (every core), from /proc/stat."""
     try:

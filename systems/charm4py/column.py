@@ -6,6 +6,7 @@ Nothing is polled: a column acts only when a message comes, as Charm++ schedules
 from __future__ import annotations
 
 import os
+import socket
 
 from charm4py import Chare, Reducer
 
@@ -94,6 +95,6 @@ class Process(Chare):
         self.reduce(future)
 
     def note(self, graphs: int, future) -> None:
-        """(pid, tasks per graph, last-row outputs checked, trace events) of this PE, gathered
-        on the driver."""
-        self.reduce(future, (os.getpid(), *_core.take_note(graphs)), Reducer.gather)
+        """This PE's host and (pid, tasks per graph, last-row outputs checked, trace events),
+        gathered on the driver."""
+        self.reduce(future, (socket.gethostname(), (os.getpid(), *_core.take_note(graphs))), Reducer.gather)

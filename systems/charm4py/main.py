@@ -1,9 +1,12 @@
 """charm4py: Charm++ through charm4py. One chare per point of each graph (column.py); a task's
 inputs arrive as messages from the chares that produced them. Run as build/bin/charm4py, this
 script checks the flags, then becomes charmrun (++local), which starts -worker N processes
-(PEs, +pN) that each run this script again under Charm++; PE 0's chare Main is the driver."""
+(PEs, +pN) that each run this script again under Charm++; PE 0's chare Main is the driver.
+With -hosts FILE, charmrun starts them on the hosts of that cluster description instead."""
+import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -12,8 +15,11 @@ from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores
 
 # Set in the environment of charmrun's PEs: this script is then a Charm++ program, not the launch.
 PE_MARK = "TASKBENCH_CHARM4PY_PE"
+# charmrun's own variable, which its remote-shell script exports on every host: the PE mark
+# does not survive ssh, which drops the environment.
+CHARMRUN_START = "NETSTART"
 
-in_pe = bool(os.environ.get(PE_MARK))
+in_pe = bool(os.environ.get(PE_MARK) or os.environ.get(CHARMRUN_START))
 if in_pe:
     try:
         from charm4py import Array, Chare, Future, Group, charm
@@ -27,7 +33,9 @@ from taskbench import _core
 
 def make_app(argv: list[str]) -> App:
     return App([Flag("-worker", "N", "PEs: processes charmrun starts, one task at a time each (default: cores)",
-                     1, MAX_WORKERS)],
+                     1, MAX_WORKERS),
+                Flag("-hosts", "FILE", "PEs on the hosts of this cluster description (docs/clusters.md), "
+                     "started through their start methods", text=True)],
                version=engine_version("charm4py"), argv=argv)
 
 
@@ -36,7 +44,9 @@ def launch() -> None:
     starts, and before charm4py is imported), then runs charmrun and ends with its status once
     every PE has ended too."""
     app = make_app(sys.argv)
-    pes = app.flag("-worker", available_cores())
+    description = app.text_flag("-hosts")
+    cluster = hosts_of(description) if description else None
+    pes = app.flag("-worker", cluster.cores if cluster else available_cores())
     # Imported without its runtime (CHARM_NOLOAD): loaded, charm4py registers an exit hook that
     # prints a complaint on stdout in a process that never calls charm.start.
     os.environ["CHARM_NOLOAD"] = "1"
@@ -46,11 +56,27 @@ def launch() -> None:
     program = [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
     # ++local: PEs are forked here, no ssh; ++useip: they reach charmrun on loopback;
     # ++quiet: no start-up banner on stdout.
-    argv = [str(Path(charmrun.__file__).parent / "charmrun"), f"+p{pes}", "++local", "++quiet",
-            "++useip", "127.0.0.1", *program]
+    argv = [str(Path(charmrun.__file__).parent / "charmrun"), f"+p{pes}", "++quiet"]
     os.environ[PE_MARK] = "1"
     sys.stdout.flush()
-    sys.exit(run_reaping_orphans(argv))
+    if cluster is None:
+        sys.exit(run_reaping_orphans([*argv, "++local", "++useip", "127.0.0.1", *program]))
+    from nodes import charmrun_options
+    from taskbench.launch.hosts import HOSTS_VARIABLE
+    os.environ[HOSTS_VARIABLE] = str(cluster.path)  # where the host agent reads the description
+    with tempfile.TemporaryDirectory(prefix="taskbench-charm4py-") as folder:
+        status = run_reaping_orphans([*argv, *charmrun_options(cluster, Path(folder)), *program])
+    sys.exit(status)
+
+
+def hosts_of(description: str):
+    from taskbench.errors import UserError
+    from taskbench.launch.hosts import read_cluster
+    try:
+        return read_cluster(Path(description))
+    except UserError as error:
+        sys.stderr.write(f"taskbench: {error}\n")
+        sys.exit(2)
 
 
 def run_reaping_orphans(argv: list[str]) -> int:
@@ -105,7 +131,8 @@ class Main(Chare):
 
     def __init__(self, args):
         app = make_app(args)
-        app.set_parallelism(1, charm.numPes())
+        # Across hosts the PEs are processes on several machines, as an MPI system's ranks.
+        app.set_parallelism(*((charm.numPes(), 1) if app.text_flag("-hosts") else (1, charm.numPes())))
         app.display()
         graphs = app.graphs
         processes = Group(Process)
@@ -123,8 +150,9 @@ class Main(Chare):
         for array in columns:
             ask(array.check_last_row)
         tally = Tally(len(graphs))
-        for note in ask(processes.note, len(graphs)):
-            tally.add(note)
+        for host, note in ask(processes.note, len(graphs)):
+            tally.add(note, host)
+        app.add_report_json("hosts", json.dumps(tally.hosts))
         app.report(elapsed, tally.executed, tally.last_row_checked)
         charm.exit(0)
 
@@ -137,8 +165,8 @@ class Main(Chare):
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # column.py on every PE, nodes.py here
     if in_pe:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))  # column.py, on every PE
         from column import Column, Process
         charm.start(Main, classes=[Main, Column, Process])
     else:

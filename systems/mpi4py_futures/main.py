@@ -5,12 +5,13 @@ rank checks the flags, then becomes `python -m mpi4py.futures main.py ...`: rank
 script's driver, ranks 1 to N-1 serve as the pool's N-1 workers. The driver makes a future per
 task before it waits: a task without producers is submitted at once; the others once the
 futures of their producers are done (mpi4py.futures.collect), with their results as inputs."""
+import json
 import os
 import queue
 import sys
 
 from taskbench._core import tracing
-from taskbench.engine.app import (App, Flag, Tally, engine_version, import_engine, rows, run_task_in_worker,
+from taskbench.engine.app import (App, Flag, Tally, engine_version, import_engine, rows, run_task_on_host,
                                   wall_time, worker_setup)
 
 # Set for the ranks' second start, under mpi4py.futures: the system's name (argv[0] of the first).
@@ -46,7 +47,7 @@ def task_future(pool, futures_module, graph, t: int, i: int, producers: list):
     """The future of task (t, i): submitted now without producers, else once all of theirs
     are done, with their outputs (results' first halves) as its inputs."""
     if not producers:
-        return pool.submit(run_task_in_worker, graph, t, i)
+        return pool.submit(run_task_on_host, graph, t, i)
     task = futures_module.Future()
 
     def relay(submitted) -> None:
@@ -58,7 +59,7 @@ def task_future(pool, futures_module, graph, t: int, i: int, producers: list):
         if error is not None:
             task.set_exception(error)
             return
-        pool.submit(run_task_in_worker, graph, t, i, *[output for output, _ in ready.result()]).add_done_callback(relay)
+        pool.submit(run_task_on_host, graph, t, i, *[output for output, _ in ready.result()]).add_done_callback(relay)
 
     futures_module.collect(producers).add_done_callback(launch)
     return task
@@ -66,8 +67,8 @@ def task_future(pool, futures_module, graph, t: int, i: int, producers: list):
 
 def run(pool, futures_module, graphs) -> tuple[float, list, BaseException | None, list]:
     """Makes every task's future, then takes them as they finish until all have, or one
-    failed. Returns (elapsed, the workers' notes, the failure or None, (graph, t, i, future) of
-    every last row)."""
+    failed. Returns (elapsed, the workers' (note, host) pairs, the failure or None, (graph, t,
+    i, future) of every last row)."""
     finished = queue.SimpleQueue()  # done futures, put by the pool's thread
     total = 0
     last_rows = []
@@ -123,8 +124,9 @@ def drive() -> None:
         for g, t, i, future in last_rows:
             g.check_unread_output(t, i, future.result()[0])
     tally = Tally(len(app.graphs))
-    for note in notes:
-        tally.add(note)
+    for note, host in notes:
+        tally.add(note, host)
+    app.add_report_json("hosts", json.dumps(tally.hosts))
     app.report(elapsed, tally.executed)
 
 

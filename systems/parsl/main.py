@@ -5,12 +5,14 @@ submitted at once before the driver waits.
 - `parsl` (default): the HighThroughputExecutor. Its interchange and one worker pool of
   -worker N worker processes run on 127.0.0.1, started here before the timed region; with
   -listen HOST:PORT the interchange waits there for worker pools started elsewhere (a Slurm or
-  PBS job running process_worker_pool.py) instead, until -worker N of their workers are in.
+  PBS job running process_worker_pool.py) instead, until -worker N of their workers are in;
+  with port 0 it picks one, written to -keys DIR/worker_port for the pools' starter.
 - `parsl_threads` (-threads): Parsl's ThreadPoolExecutor of -worker N threads in this process,
   the floor of Parsl's own overhead.
 
 Parsl's run directory (its logs, the pool's submit script and temporary files, the
 interchange's keys) is a temporary folder removed after the run, never ./runinfo."""
+import json
 import logging
 import os
 import shlex
@@ -36,16 +38,19 @@ TIED_INTERCHANGE = ("import ctypes, runpy, signal; ctypes.CDLL(None).prctl(1, si
 
 
 def pool_task(switches, graph, t: int, i: int, *produced):
-    """Task (t, i) in an HTEX worker process: (output, note of what the core counted there).
+    """Task (t, i) in an HTEX worker process: (output, note of what the core counted there, the
+    host it ran on).
     produced: its producers' (output, note) results. This function reaches the workers pickled
     by value (dill, as Parsl does for a script's functions), so it imports what it uses."""
+    import socket
+
     from taskbench.engine.app import run_task_in_worker
     from taskbench.engine.worker_task import setup
     # Once per worker process, as a Ray task does: the driver's fault switch and tracing, and a
     # failed validation raises in the task, as the worker's exit status never reaches the
     # driver (the pool's manager is its parent).
     setup(switches)
-    return run_task_in_worker(graph, t, i, *[p[0] for p in produced])
+    return (*run_task_in_worker(graph, t, i, *[p[0] for p in produced]), socket.gethostname())
 
 
 def thread_task(graph, t: int, i: int, *produced) -> bytearray:
@@ -123,6 +128,15 @@ def executor(workers: int, threads: bool, listen: str, keys: str, run_dir: str):
     return htex
 
 
+def publish_port(htex, keys: str) -> None:
+    """The interchange's worker port, in -keys DIR where the pools' starter reads it: whole or
+    not at all."""
+    partial = os.path.join(keys, f"worker_port.{os.getpid()}")
+    with open(partial, "w") as out:
+        out.write(f"{htex.worker_port}\n")
+    os.replace(partial, os.path.join(keys, "worker_port"))
+
+
 def wait_for_workers(htex, workers: int) -> int:
     """Waits until the interchange has -worker N workers; returns how many it has."""
     deadline = wall_time() + CONNECT_SECONDS
@@ -161,7 +175,7 @@ def run(remote, graphs, switches, pool: bool) -> tuple[float, list, list]:
                 finished.set()
                 return
             if pool:
-                notes.append(future.result()[1])
+                notes.append(future.result()[1:])  # (note, host)
             left[0] -= 1
             if left[0] == 0:
                 finished.set()
@@ -274,10 +288,13 @@ def main() -> None:
         if not threads:
             if not listen:
                 dfk.executors[LABEL].scale_out_facade(1)
+            else:
+                publish_port(dfk.executors[LABEL], keys)
             workers = wait_for_workers(dfk.executors[LABEL], workers)
         warm_up(parsl, dfk, workers)
         startup = wall_time() - started
-        app.set_parallelism(1, workers)
+        # Pools started elsewhere: processes of their own, one task at a time each, as a Dask cluster's.
+        app.set_parallelism(*((workers, 1) if listen else (1, workers)))
         app.add_report_json("executor", '"threads"' if threads else '"htex"')
         app.add_report_json("startup_seconds", f"{startup:.3f}")
         app.display()
@@ -303,8 +320,9 @@ def main() -> None:
         app.report(elapsed)
     else:
         tally = Tally(len(app.graphs))
-        for note in notes:
-            tally.add(note)
+        for note, host in notes:
+            tally.add(note, host)
+        app.add_report_json("hosts", json.dumps(tally.hosts))
         app.report(elapsed, tally.executed)
 
 

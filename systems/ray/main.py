@@ -1,7 +1,9 @@
 """ray: every task a Ray task, submitted at once for the whole run, each with the object
 references of its producers' outputs as arguments, so Ray resolves the dependencies and moves
 the outputs itself. Local (ray.init with -worker N CPUs on 127.0.0.1) or attached to a running
-cluster (-address ADDRESS)."""
+cluster (-address ADDRESS), such as the one the harness starts across hosts (launch/ray.py).
+Each task's note says the host it ran on: the report's "hosts"."""
+import json
 import logging
 import os
 import sys
@@ -9,22 +11,22 @@ import sys
 from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores, engine_version, import_engine, rows,
                            wall_time)
 from taskbench._core import ValidationError, tracing
-from taskbench.engine.worker_task import task
+from taskbench.engine.worker_task import hosted_task
 
 WARM_UP_ROUNDS = 4
 ray = None  # imported by main() once the flags are parsed (taskbench.engine.app.import_engine)
 
 
-def submit(graphs, remote, switches) -> tuple[list, list, list]:
-    """Every task of every graph; returns (the outputs nobody consumes, their tasks (graph, t, i),
-    every task's note)."""
+def submit(graphs, home, switches) -> tuple[list, list, list]:
+    """Every task of every graph, each through home(graph, column); returns (the outputs nobody
+    consumes, their tasks (graph, t, i), every task's note)."""
     leaves, leaf_tasks, notes = [], [], []
     for g in graphs:
         previous = {}
         for t in range(g.timesteps):
             current = {}
             for i in rows(g, t):
-                output, note = remote.remote(switches, g, t, i, *[previous[j] for j in g.dependencies(t, i)])
+                output, note = home(g, i).remote(switches, g, t, i, *[previous[j] for j in g.dependencies(t, i)])
                 current[i] = output
                 notes.append(note)
                 if t + 1 == g.timesteps or not g.successors(t, i):
@@ -35,13 +37,35 @@ def submit(graphs, remote, switches) -> tuple[list, list, list]:
     return leaves, leaf_tasks, notes
 
 
+def homes(remote, attached: bool):
+    """home(graph, column): the remote function that runs the column's tasks. On a local instance
+    Ray's scheduler places them. On a cluster each CPU of each node owns a contiguous block of
+    columns, as Task Bench's ranks own theirs: left to itself, Ray keeps a short run's tasks
+    beside their inputs, on the driver's node, and the other hosts do nothing."""
+    if not attached:
+        return lambda g, i: remote
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    slots = []
+    for node in ray.nodes():
+        if node["Alive"]:
+            pinned = remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False))
+            slots += [pinned] * int(node["Resources"].get("CPU", 0))
+    return lambda g, i: slots[i * len(slots) // g.max_width]
+
+
 def warm_up(remote, workers: int, switches) -> None:
     """Starts every worker process before the timed region (Ray starts them on demand) and
-    imports the task's modules there, with tasks that run no kernel."""
+    imports the task's modules there, with tasks that run no kernel: first one on each node,
+    so that every node of a cluster is known to the one the driver submits to (a raylet learns
+    of the others a moment after they join)."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
     @ray.remote
     def ready() -> int:
         import taskbench.engine.worker_task  # noqa: F401
         return os.getpid()
+    ray.get([ready.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote()
+             for node in ray.nodes() if node["Alive"]])
     for _ in range(WARM_UP_ROUNDS):
         if len(set(ray.get([ready.remote() for _ in range(4 * workers)]))) >= workers:
             return
@@ -89,25 +113,27 @@ def main() -> None:
         ray.init(num_cpus=app.flag("-worker", available_cores()), include_dashboard=False,
                  _node_ip_address="127.0.0.1", logging_level=logging.ERROR, log_to_driver=False)
     workers = int(ray.cluster_resources().get("CPU", 1))
-    app.set_parallelism(1, workers)
+    # A cluster's workers are processes on its nodes; a local instance counts as one process.
+    app.set_parallelism(*((workers, 1) if address else (1, workers)))
     app.display()
     # One CPU each (one task per worker process at a time); no retry: a worker's death ends the run.
-    remote = ray.remote(num_returns=2, max_retries=0, num_cpus=1)(task)
+    remote = ray.remote(num_returns=2, max_retries=0, num_cpus=1)(hosted_task)
     switches = (os.environ.get("TASKBENCH_FAULT", ""), tracing())
     warm_up(remote, workers, switches)
     tally = Tally(len(app.graphs))
     try:
         start = wall_time()
-        leaves, leaf_tasks, notes = submit(app.graphs, remote, switches)
+        leaves, leaf_tasks, notes = submit(app.graphs, homes(remote, bool(address)), switches)
         unread = ray.get(leaves)
         elapsed = wall_time() - start
         for (g, t, i), output in zip(leaf_tasks, unread):  # as they reached the driver
             g.check_unread_output(t, i, output)
-        for note in ray.get(notes):
-            tally.add(note)
+        for note, host in ray.get(notes):
+            tally.add(note, host)
     except ray.exceptions.RayError as exc:  # a task's error, or its worker's death
         fail(exc)
     ray.shutdown()
+    app.add_report_json("hosts", json.dumps(tally.hosts))
     app.report(elapsed, tally.executed)
 
 

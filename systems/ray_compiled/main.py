@@ -1,11 +1,15 @@
 """ray_compiled: Ray Compiled Graphs. A window of rows of every graph is one static DAG of actor
 method calls (one actor per worker, columns homed in contiguous blocks), compiled once before
 the timed region (experimental_compile) and replayed over Ray's shared-memory channels until
-every row ran. Local Ray instance on 127.0.0.1 with -worker N CPUs, one actor each."""
+every row ran. Local Ray instance on 127.0.0.1 with -worker N CPUs, one actor each, or a running
+cluster (-address ADDRESS, such as the one the harness starts across hosts: launch/ray.py) with
+one actor per CPU of its nodes. Each actor's note says its host: the report's "hosts"."""
 import gc
+import json
 import logging
 import math
 import os
+import socket
 import sys
 from collections import deque
 
@@ -17,6 +21,13 @@ from taskbench.engine.worker_task import setup
 
 DEFAULT_WINDOW = 8  # rows per window before rounding up to the period (README: Measured)
 IN_FLIGHT = 4  # replays submitted ahead of the one the driver waits for (Ray's limit is 10)
+# Across nodes, one: measured on the 3-host test cluster, 4 in flight hang on the third replay (a
+# raylet pushing a channel's value to another node waits there for its readers), 1 never does.
+IN_FLIGHT_ACROSS_NODES = 1
+# How long submitting a replay may wait for the channels' readers: a day, as good as none (a hung
+# task is the harness's --timeout's). Not Ray's -1: its channel write turns -1 s into 0 ms once
+# it has to wait (shared_memory_channel.write), which readers on another node make it do.
+SUBMIT_SECONDS = 24 * 3600
 ray = None  # imported by main() once the flags are parsed (taskbench.engine.app.import_engine)
 
 
@@ -71,8 +82,8 @@ class Worker:
 
     def note(self):
         """What the core counted here (pid, tasks per graph, last-row outputs checked, -trace
-        events), for the Tally."""
-        return (os.getpid(), *_core.take_note(len(self.graphs)))
+        events) and the host it ran on, for the Tally."""
+        return (os.getpid(), *_core.take_note(len(self.graphs))), socket.gethostname()
 
 
 def row_period(g) -> int | None:
@@ -139,9 +150,9 @@ def leaves_of(row: dict, read: set, actors, leaves: list, g) -> None:
             leaves[i * len(actors) // g.max_width].append(node)
 
 
-def replay(dag, replays: int) -> float:
-    """Runs the replays, IN_FLIGHT ahead of the one waited for; returns their time. Ray's readers
-    wait by polling with sched_yield (PlasmaObjectHeader::ReadAcquire), so this thread, which
+def replay(dag, replays: int, ahead: int) -> float:
+    """Runs the replays, `ahead` of them submitted before the one waited for; returns their time.
+    Ray's readers wait by polling with sched_yield (PlasmaObjectHeader::ReadAcquire), so this thread, which
     only submits and waits, runs at the lowest priority: otherwise its polling takes a share of
     the cores the actors run tasks on. No cyclic GC passes over the driver's objects meanwhile."""
     in_flight = deque()
@@ -149,7 +160,7 @@ def replay(dag, replays: int) -> float:
     gc.disable()
     start = wall_time()
     for m in range(replays):
-        if len(in_flight) == IN_FLIGHT:
+        if len(in_flight) == ahead:
             ray.get(in_flight.popleft(), timeout=-1)
         in_flight.append(dag.execute(m))
     while in_flight:
@@ -184,21 +195,33 @@ def main() -> None:
     app = App([Flag("-worker", "N", "CPUs of the local Ray instance: one actor each (default: cores)", 1,
                     MAX_WORKERS),
                Flag("-window", "ROWS", "rows per compiled window, rounded up to the pattern's period "
-                    f"(default {DEFAULT_WINDOW})", 1, 1 << 20)],
+                    f"(default {DEFAULT_WINDOW})", 1, 1 << 20),
+               Flag("-address", "ADDRESS", "attach to this Ray cluster (HOST:PORT) instead of starting one",
+                    text=True)],
               version=engine_version("ray"))
-    # As systems/ray: loopback is the node's address (no probe of a public DNS server).
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    address = app.text_flag("-address")
+    if address and app.flag("-worker", 0):
+        sys.stderr.write("taskbench: -worker: applies to the Ray instance this system starts, "
+                         "not to -address's cluster\n")
+        sys.exit(2)
+    if not address:
+        # As systems/ray: loopback is the node's address (no probe of a public DNS server).
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     global ray
     ray = import_engine("ray.exceptions", "ray", app)
     import ray.dag  # noqa: F401  (DAGContext, InputNode)
-    workers = app.flag("-worker", available_cores())
-    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-             logging_level=logging.ERROR, log_to_driver=False)
+    if address:
+        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+        workers = int(ray.cluster_resources().get("CPU", 1))
+    else:
+        workers = app.flag("-worker", available_cores())
+        ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 logging_level=logging.ERROR, log_to_driver=False)
     if app.verbosity == 0:
         # Its monitor thread logs each actor's death with tracebacks as it tears the graph down:
         # the run's own line (fail) says it once.
         logging.getLogger("ray.dag").setLevel(logging.CRITICAL)
-    app.set_parallelism(1, workers)
+    app.set_parallelism(*((workers, 1) if address else (1, workers)))  # as systems/ray
     app.display()
     graphs = app.graphs
     dag = None
@@ -211,20 +234,21 @@ def main() -> None:
         context = ray.dag.DAGContext.get_current()
         # Outputs larger than a channel's 1 MB would make each channel grow on its first replay.
         context.buffer_size_bytes = max(context.buffer_size_bytes, max(g.output_bytes for g in graphs) + 65536)
-        # -1: no timeout on submitting a replay; a hung task is the harness's --timeout's.
-        dag = output.experimental_compile(_submit_timeout=-1)
+        dag = output.experimental_compile(_submit_timeout=SUBMIT_SECONDS)
         built = wall_time() - built
         replays = max(math.ceil(g.timesteps / w) for g, w in zip(graphs, windows))
-        elapsed = replay(dag, replays)
+        elapsed = replay(dag, replays, IN_FLIGHT_ACROSS_NODES if sum(n["Alive"] for n in ray.nodes()) > 1
+                         else IN_FLIGHT)
         dag.teardown()
         dag = None
         ray.get([a.check_last_rows.remote() for a in actors])
         tally = Tally(len(graphs))
-        for note in ray.get([a.note.remote() for a in actors]):
-            tally.add(note)
+        for note, host in ray.get([a.note.remote() for a in actors]):
+            tally.add(note, host)
     except Exception as exc:  # a task's error, an actor's death, or Ray refusing the graph
         fail(exc, dag)
     ray.shutdown()
+    app.add_report_json("hosts", json.dumps(tally.hosts))
     app.add_report_json("persistent_graph", f'{{"seconds":{built:.9g},"rows":{windows},"nodes":{nodes},'
                                             f'"replays":{replays}}}')
     app.report(elapsed, tally.executed, tally.last_row_checked)

@@ -26,7 +26,7 @@ JVM_NOTICES = ("WARNING: Using incubator modules: ", 'Setting default log level 
 rows = None  # rows.py, imported with the engine (it subclasses pyspark's AccumulatorParam)
 
 
-def configuration(master: str, cores: int):
+def configuration(master: str, cores: int, bind: str):
     from pyspark import SparkConf
     conf = SparkConf().setAppName("taskbench").setMaster(master)
     # A failed task fails the run: a retry would hide a failed validation (and count twice).
@@ -35,7 +35,12 @@ def configuration(master: str, cores: int):
     # Spark's workers run the launcher's interpreter, with taskbench and its _core on the path.
     conf.set("spark.pyspark.python", sys.executable)
     conf.set("spark.executorEnv.PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-    conf.set("spark.driver.host", "127.0.0.1").set("spark.driver.bindAddress", "127.0.0.1")
+    # The driver's RPC server and block manager listen on the one address the executors reach.
+    conf.set("spark.driver.host", bind).set("spark.driver.bindAddress", bind)
+    # Across hosts, a task whose cached input sits on a busy executor would wait up to 3 s
+    # (Spark's default) for it instead of fetching the few bytes from there; with one executor
+    # (local[N], one worker) every input is local and nothing ever waits.
+    conf.set("spark.locality.wait", "0s")
     if not master.startswith("local"):
         conf.set("spark.cores.max", str(cores)) if cores else None
     return conf
@@ -43,8 +48,8 @@ def configuration(master: str, cores: int):
 
 def run_graphs(sc, graphs, switches) -> tuple[float, Tally, list, dict]:
     """Every graph's rows, timestep by timestep: one job per timestep for all graphs' rows,
-    collecting their notes. Returns (elapsed, the notes' tally, Spark's count of executions,
-    {graph index: [(point, output)] of its last row})."""
+    collecting their notes and the hosts they ran on. Returns (elapsed, the notes' tally,
+    Spark's count of executions, {graph index: [(point, output)] of its last row})."""
     tally = Tally(len(graphs))
     executions = sc.accumulator([0] * len(graphs), rows.Executions())
     current: dict[int, object] = {}
@@ -60,8 +65,8 @@ def run_graphs(sc, graphs, switches) -> tuple[float, Tally, list, dict]:
                 # note's map into the row, which would then run again in the next job) and cut
                 # from its lineage: job t would otherwise walk and serialise t earlier rows.
                 made[g.index].persist().localCheckpoint()
-        for note in sc.union(list(made.values())).map(lambda record: record[2]).collect():
-            tally.add(note)
+        for note, host in sc.union(list(made.values())).map(lambda record: record[2:]).collect():
+            tally.add(note, host)
         for index in made:
             if index in current:
                 current[index].unpersist()
@@ -112,7 +117,9 @@ def fail(exc) -> None:
 
 def main() -> None:
     app = App([Flag("-worker", "N", "cores of local[N] (default: cores); with -master: cores to use", 1, MAX_WORKERS),
-               Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True)],
+               Flag("-master", "URL", "run on this Spark master (spark://HOST:PORT) instead of local[N]", text=True),
+               Flag("-bind", "ADDRESS", "the driver's address, which the executors reach (default 127.0.0.1)",
+                    text=True)],
               version=engine_version("pyspark"))
     import_engine("pyspark", "spark", app)
     from py4j.protocol import Py4JJavaError
@@ -126,7 +133,11 @@ def main() -> None:
     # Spark's Python workers: this interpreter (the venv's), not the first python3 on PATH.
     os.environ["PYSPARK_PYTHON"] = sys.executable
     started = wall_time()
-    conf = configuration(master or f"local[{cores}]", cores)
+    bind = app.text_flag("-bind")
+    if bind:
+        # The JVM looks its host's name up otherwise, which a cluster's DNS may not know.
+        os.environ["SPARK_LOCAL_IP"] = bind
+    conf = configuration(master or f"local[{cores}]", cores, bind or "127.0.0.1")
     sc = SparkContext(conf=conf) if app.verbosity else quiet_context(conf)
     sc.setLogLevel("ERROR")
     if master:
@@ -136,7 +147,7 @@ def main() -> None:
     app.add_report_json("startup", json.dumps({"seconds": startup, "what": "SparkContext (JVM and session)"}))
     app.display()
     try:
-        elapsed, _notes, executed, last_rows = run_graphs(sc, app.graphs,
+        elapsed, notes, executed, last_rows = run_graphs(sc, app.graphs,
                                                           (os.environ.get("TASKBENCH_FAULT", ""), tracing()))
     except Py4JJavaError as exc:
         sc.stop()
@@ -145,6 +156,7 @@ def main() -> None:
     for g in app.graphs:
         for i, output in last_rows[g.index]:
             g.check_unread_output(g.timesteps - 1, i, output)
+    app.add_report_json("hosts", json.dumps(notes.hosts))
     # Spark's count of executions, not the notes': a task Spark ran twice fails the report.
     app.report(elapsed, executed)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pyspark import AccumulatorParam
 
-from taskbench.engine.worker_task import task  # a worker's task: switches applied once per process, a note back
+# A worker's task: switches applied once per process, a note and the worker's host back.
+from taskbench.engine.worker_task import hosted_task
 
 
 class Executions(AccumulatorParam):
@@ -36,7 +37,7 @@ def next_row(previous, graph, t: int, switches, executions):
     width, offset = graph.width(t), graph.offset(t)
 
     def send(record):
-        j, output, _note = record
+        j, output = record[:2]
         return [(i, (j, output)) for i in graph.successors(t - 1, j)]
 
     shuffled = previous.flatMap(send).partitionBy(width, lambda i: i - offset)
@@ -46,8 +47,9 @@ def next_row(previous, graph, t: int, switches, executions):
 
 
 def run(switches, executions, graph, t: int, i: int, received: list) -> list:
-    """Task (t, i) on its inputs in Graph.dependencies order (ascending producer point)."""
+    """Task (t, i) on its inputs in Graph.dependencies order (ascending producer point): its
+    record (point, output, note, the host it ran on)."""
     inputs = [output for _, output in sorted(received, key=lambda pair: pair[0])]
-    output, note = task(switches, graph, t, i, *inputs)
+    output, (note, host) = hosted_task(switches, graph, t, i, *inputs)
     executions.add(list(note[1]))
-    return [(i, output, note)]
+    return [(i, output, note, host)]

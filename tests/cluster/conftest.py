@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "test-cluster.sh"
+from cluster_helpers import SCRIPT
+
 
 
 @dataclass

@@ -3,33 +3,37 @@ started by the harness from the first host with the cluster description (docs/cl
 from __future__ import annotations
 
 import json
+import sqlite3
 
-from cluster_helpers import GRAPHS, serial_totals, stored_run
+import pytest
 
+from cluster_helpers import GRAPHS, check_corrupted_input_caught, check_work_on_every_host, run_across
 
-def test_dask_runs_its_workers_on_every_host(cluster, tmp_path):
-    got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "runs.db"),
-                      "--timeout", "120", "dask_distributed", *GRAPHS, timeout=180)
-    assert got.returncode == 0, got.stdout + got.stderr
-    run = stored_run(tmp_path / "runs.db")
-    assert (run["tasks"], run["dependencies"]) == serial_totals(GRAPHS)
-    hosts = json.loads(run["report"])["system_report"]["hosts"]
-    assert sorted(hosts) == [f"{cluster.prefix}-h{k}" for k in (1, 2, 3)]
-    assert all(h["workers"] == 1 and h["tasks"] > 0 for h in hosts.values()), hosts
-    assert sum(h["tasks"] for h in hosts.values()) == run["tasks"]
+# Each through its own multi-node mechanism (docs/clusters.md): Dask's scheduler and workers,
+# Ray's head and nodes, Parsl's interchange and worker pools, charmrun's node list. Spark, a large
+# engine, is test_spark_across_hosts.py's.
+ENGINES = ["dask_distributed", "ray", "ray_compiled", "parsl", "charm4py"]
 
 
-def test_dask_catches_a_corrupted_input_across_hosts(cluster, tmp_path):
-    got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "runs.db"),
-                      "--timeout", "120", "dask_distributed", *GRAPHS[:6],
-                      env={"TASKBENCH_FAULT": "corrupt:0,4,5"}, timeout=180)
-    assert got.returncode == 3, got.stdout + got.stderr
-    run = stored_run(tmp_path / "runs.db")
-    assert run["status"] == "validation", run["reason"]
-    assert "task (t=5, i=" in run["reason"] and "expected the output of (t=4, i=5)" in run["reason"], run["reason"]
+@pytest.mark.parametrize("system", ENGINES)
+def test_an_engine_runs_its_work_on_every_host(cluster, system, tmp_path):
+    got = run_across(cluster, system, tmp_path / "runs.db", GRAPHS)
+    hosts = check_work_on_every_host(cluster, got, tmp_path / "runs.db")
+    if system in ("dask_distributed", "parsl", "charm4py"):  # a worker per core, one core a host
+        assert all(h["workers"] == 1 for h in hosts.values()), hosts
+
+
+@pytest.mark.parametrize("system", ["dask_distributed", "ray", "parsl", "charm4py"])
+def test_an_engine_catches_a_corrupted_input_on_another_host(cluster, system, tmp_path):
+    check_corrupted_input_caught(cluster, system, tmp_path / "runs.db")
 
 
 def test_a_metg_sweep_across_hosts_shows_each_hosts_work(cluster, tmp_path):
+    # Its 100%: the peak of every core of the 3 hosts busy at once, never this machine's.
+    peak = cluster.run("taskbench", "peak", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "m.db"),
+                       "--reps", "1", "--steps", "20", timeout=120)
+    assert peak.returncode == 0, peak.stdout + peak.stderr
+    assert f"of the 3 hosts of {cluster.hosts_file}, all busy" in peak.stdout + peak.stderr
     got = cluster.run("taskbench", "metg", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "m.db"),
                       "--steps", "20", "--reps", "1", "--tries", "1", "--refine", "1", "--timeout", "120",
                       "mpi_p2p", "dask_distributed", timeout=600)
@@ -43,3 +47,10 @@ def test_a_metg_sweep_across_hosts_shows_each_hosts_work(cluster, tmp_path):
                     if line.startswith("mpi_p2p per host"))
     assert all(f"{cluster.prefix}-h{k} 1/20" in per_host for k in (1, 2, 3)), per_host
     assert "the 3 hosts are the test cluster's" in got.stdout + got.stderr
+    said = got.stdout + got.stderr
+    assert "peak with 3 cores: " in said and "from the stored `taskbench peak` run" in said, said
+    with sqlite3.connect(tmp_path / "m.db") as db:
+        (machine_id, machine), = db.execute("SELECT machine_id, machine FROM campaigns WHERE kind='metg'")
+    assert machine_id.startswith(f"hosts:{cluster.prefix}-h1|")
+    assert [h["hostname"] for h in json.loads(machine)["hosts"]] == [f"{cluster.prefix}-h{k}" for k in (1, 2, 3)]
+    assert all(h["cpu_model"] for h in json.loads(machine)["hosts"])

@@ -1,5 +1,6 @@
-"""The Open MPI systems across the 3 hosts of the test cluster, started by the harness from
-the first host with the cluster description, as a user does (docs/clusters.md)."""
+"""The MPI systems (Open MPI's and MPICH's builds) across the 3 hosts of the test cluster,
+started by the harness from the first host with the cluster description, as a user does
+(docs/clusters.md)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +11,7 @@ import time
 
 import pytest
 
-from cluster_helpers import GRAPHS, serial_totals, stored_run
-from conftest import SCRIPT
+from cluster_helpers import GRAPHS, SCRIPT, serial_totals, stored_run
 
 def test_the_hosts_are_checked(cluster):
     got = cluster.run("taskbench", "-q", "hosts", "--hosts", str(cluster.hosts_file))
@@ -21,7 +21,8 @@ def test_the_hosts_are_checked(cluster):
     assert "mpi_p2p" in got.stdout
 
 
-@pytest.mark.parametrize("system", ["mpi_p2p", "mpi_bulk", "mpi_openmp", "starpu_mpi"])
+@pytest.mark.parametrize("system", ["mpi_p2p", "mpi_bulk", "mpi_openmp", "starpu_mpi",
+                                    "mpi_p2p_mpich", "mpi_bulk_mpich", "mpi_openmp_mpich"])
 def test_a_run_spreads_over_every_host(cluster, system, tmp_path):
     db = tmp_path / "runs.db"
     got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "--db", str(db),
@@ -35,13 +36,18 @@ def test_a_run_spreads_over_every_host(cluster, system, tmp_path):
     assert "3 hosts (processes / tasks)" in got.stdout
 
 
-def test_mpi4py_futures_runs_across_the_hosts(cluster, tmp_path):
-    # Its ranks do not report their host yet: the totals, and the hosts it was given, only.
+def test_mpi4py_futures_runs_its_workers_on_every_host(cluster, tmp_path):
+    # A worker per core of each host, and the driver rank on the first beside its worker.
     got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "--db", str(tmp_path / "runs.db"),
                       "--timeout", "60", "mpi4py_futures", *GRAPHS)
     assert got.returncode == 0, got.stdout + got.stderr
     run = stored_run(tmp_path / "runs.db")
     assert (run["tasks"], run["dependencies"]) == serial_totals(GRAPHS) and run["nodes"] == 3
+    assert run["ranks"] == 4
+    hosts = json.loads(run["report"])["system_report"]["hosts"]
+    assert sorted(hosts) == [f"{cluster.prefix}-h{k}" for k in (1, 2, 3)]
+    assert all(h["workers"] == 1 and h["tasks"] > 0 for h in hosts.values()), hosts
+    assert sum(h["tasks"] for h in hosts.values()) == run["tasks"]
 
 
 def test_a_corrupted_input_on_another_host_is_caught(cluster, tmp_path):
@@ -58,8 +64,9 @@ def test_a_corrupted_input_on_another_host_is_caught(cluster, tmp_path):
 def test_a_system_without_a_launch_across_hosts_is_refused(cluster):
     got = cluster.run("taskbench", "run", "--hosts", str(cluster.hosts_file), "native", "-steps", "5")
     assert got.returncode == 2
-    assert got.stderr.strip() == ("taskbench: --hosts: native is started by the local launcher, which does not "
-                                  "run across hosts yet (the mpirun and dask launchers do)")
+    assert got.stderr.strip().startswith("taskbench: --hosts: native is started by the local launcher, which runs "
+                                         "on this machine only (across hosts: the mpirun, "), got.stderr
+    assert "\n" not in got.stderr.strip()
 
 
 def _processes_on(cluster, host: int) -> list[int]:

@@ -50,7 +50,7 @@ def registry() -> list[System]:
 
 # Launchers whose systems also run alone as one local command: a Dask cluster system then
 # starts its own cluster on 127.0.0.1 (the harness's `dask` launcher starts one for it).
-STANDALONE_LAUNCHERS = ("local", "dask")
+STANDALONE_LAUNCHERS = ("local", "dask", "parsl_pools")
 
 
 def local_systems() -> list[System]:

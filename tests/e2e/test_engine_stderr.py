@@ -51,7 +51,7 @@ def require(system: System) -> None:
 
 def launch(system: System, args: list[str], tmp_path) -> subprocess.CompletedProcess:
     argv = system.command(args)
-    if system.entry.get("launcher") == "loopback":  # where the harness runs it (ray, charm4py)
+    if system.entry.get("launcher") in ("loopback", "ray", "charmrun"):  # where the harness runs it on one machine
         if not can_isolate():
             pytest.skip("the loopback launcher's network namespace needs unshare and ip, as root")
         argv = wrap(argv)

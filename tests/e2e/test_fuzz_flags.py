@@ -263,7 +263,7 @@ def print_totals(request):
 def test_random_flag_lines(system, tmp_path):
     require_built(system)
     mpi = system.entry.get("launcher", "local") == "mpirun"
-    if system.entry.get("launcher", "local") not in ("local", "mpirun"):
+    if system.entry.get("launcher", "local") not in ("local", "mpirun", "parsl_pools"):
         pytest.skip(f"{system.name} needs a {system.entry['launcher']} launcher")
     launch = Launcher(system, tmp_path)
     flags, width = system_flags(launch), default_width(launch)

@@ -195,11 +195,11 @@ def test_lines_use_every_pattern_and_kernel():
 def require(system: System, tally: Tally) -> None:
     reason = unavailable(system)
     launcher = system.entry.get("launcher", "local")
-    if not reason and launcher == "loopback" and not can_isolate():
+    if not reason and launcher in ("loopback", "ray", "charmrun") and not can_isolate():
         reason = f"{system.name} runs in a network namespace: needs unshare and ip, as root"
     if not reason and launcher == "mpirun" and mpirun_of(system.entry["mpi"]) is None:
         reason = f"no mpirun for {system.entry['mpi']}"
-    if not reason and launcher not in ("local", "mpirun", "loopback", "dask"):
+    if not reason and launcher not in ("local", "mpirun", "loopback", "ray", "dask", "parsl_pools", "charmrun"):
         reason = f"{system.name} needs a {launcher} launcher"
     if reason:
         tally.skipped = reason
@@ -214,7 +214,7 @@ def command(system: System, args: list[str], ranks: int, workers: int) -> list[s
     if launcher == "mpirun":
         return mpi_command(system.entry["mpi"], ranks, binary, [*system_args, *args, "-expect-ranks", str(ranks)])
     argv = [binary, *system_args, *args]
-    return wrap(argv) if launcher == "loopback" else argv
+    return wrap(argv) if launcher in ("loopback", "ray", "charmrun") else argv
 
 
 def problem(got: Outcome, want: list[str], system: str) -> str | None:

@@ -69,8 +69,8 @@ def test_open_mpi_keeps_to_the_network_that_holds_every_host(tmp_path):
     assert hosts_network(cluster("node1", "10.0.0.1")) is None  # a name: Open MPI chooses
     argv = across_hosts(cluster("198.18.0.1", "198.18.0.2"), threads=1)
     assert argv[:4] == ["--host", "198.18.0.1:2,198.18.0.2:2", "--map-by", "node"]
-    assert argv[-6:] == ["--mca", "oob_tcp_if_include", "198.18.0.0/30", "--mca", "btl_tcp_if_include",
-                         "198.18.0.0/30"]
+    assert argv[-9:] == ["--mca", "oob_tcp_if_include", "198.18.0.0/30", "--mca", "btl_tcp_if_include",
+                         "198.18.0.0/30", "--mca", "btl_tcp_disable_family", "6"]
 
 
 def test_a_lost_host_is_named_from_either_witness(tmp_path):
@@ -83,3 +83,15 @@ def test_a_lost_host_is_named_from_either_witness(tmp_path):
     agent = "ORTE was unable to reliably start one or more daemons.\nhost_agent: host n3 (10.0.0.3) stopped answering: x\n"
     assert lost_host(agent, cluster) == "host n3 (10.0.0.3) stopped answering: x"
     assert lost_host("mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).") is None
+
+
+def test_a_system_that_lacks_a_network_is_refused_in_its_own_words(tmp_path):
+    from pathlib import Path
+
+    from taskbench.launch import LaunchOptions, plan
+    from taskbench.registry import System
+    cluster = read_cluster(write(tmp_path, '[[host]]\nname = "a"\naddress = "10.1.0.1"\ncores = 1\n'))
+    system = System(name="r", binary="r", folder=Path("."), binary_path=Path("/bin/r"),
+                    not_across_hosts="its runtime has no network module")
+    with pytest.raises(UserError, match="^--hosts: r cannot run across hosts here: its runtime has no network module$"):
+        plan(system, [], LaunchOptions(cluster=cluster))

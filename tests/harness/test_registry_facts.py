@@ -29,7 +29,8 @@ def _file(tmp_path: Path, *entries: str) -> Path:
     ('heavy = "yes"', "'heavy' must be true or false, not 'yes'"),
     ("killed_worker_reason = true", "'killed_worker_reason' must be the words of the run's failure reason, "
                                     "not True"),
-    ('peak_probe = "two_cores"', "'peak_probe' must be 'one_core' or 'gpu', not 'two_cores'"),
+    ('peak_probe = "two_cores"', "'peak_probe' must be 'one_core', 'gpu' or 'across_hosts', not 'two_cores'"),
+    ('not_across_hosts = ""', "'not_across_hosts' must say what the system lacks to run across hosts, not ''"),
     ('studies = ["imbalance"]', "'studies' must be a table of study = \"role\""),
     ("studies = { imbalance = 1 }", "'studies' must be a table of study = \"role\""),
 ])

@@ -124,8 +124,7 @@ def _params(args, ctx) -> SweepParams:
                             "what the options say)")
     externals = externals_from_specs(args.external)
     cluster = cluster_from(args.hosts)
-    hosts = None if cluster is None else {
-        "path": str(cluster.path), "hosts": [{"name": h.name, "address": h.address, "cores": h.cores} for h in cluster.hosts]}
+    hosts = None if cluster is None else campaign.hosts_params(cluster)
     return SweepParams(
         systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,
         width=args.width or (cluster.cores if cluster is not None else provenance.available_cores()),

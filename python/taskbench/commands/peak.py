@@ -19,6 +19,7 @@ import statistics
 from taskbench import provenance, units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
+from taskbench.launch.hosts import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
 from taskbench.registry import gpu
@@ -47,6 +48,8 @@ def add_parser(subparsers, common):
                    f"start; --gpu {GPU_ITER_FACTOR}x)")
     p.add_argument("--steps", type=int, help=f"timesteps (default {CPU_STEPS}; --gpu {GPU_STEPS})")
     p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--hosts", metavar="FILE", help="the peak of a cluster description's hosts, every core of "
+                   "each busy at once (the registry's across-hosts probe, one rank per core; docs/clusters.md)")
     return p
 
 
@@ -77,7 +80,8 @@ def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[obje
                             "(a system with a fixed core count runs only that)")
         return plan
     one_core = registry.peak_probe("one_core")
-    all_cores = sorted((s for s in registry if s.available and s.cores == "all" and s.launcher == "local"),
+    all_cores = sorted((s for s in registry
+                        if s.available and s.cores == "all" and s.launcher in ("local", "parsl_pools")),
                        key=lambda s: (not s.default, s.name))
     plan = []
     for c in counts:
@@ -119,6 +123,19 @@ def gpu_peak_plan(registry, args) -> list[tuple[object, int]]:
     return [(registry.require_available(probe.name), w) for w in counts]
 
 
+def hosts_peak_plan(registry, args, cluster) -> list[tuple[object, int]]:
+    """(the across-hosts probe, every core of the hosts): METG sweeps across these hosts are
+    measured against it, never against this machine's peak."""
+    for flag, value in (("--cores", args.cores), ("--systems", args.systems), ("--gpu", args.gpu)):
+        if value:
+            raise UserError(f"{flag} with --hosts: the peak across hosts is one count, every core of every "
+                            "host busy at once", EXIT_USAGE)
+    probe = registry.peak_probe("across_hosts")
+    if probe is None:
+        raise UserError('peak --hosts: no registry entry has peak_probe = "across_hosts"', EXIT_ENVIRONMENT)
+    return [(registry.require_available(probe.name), cluster.cores)]
+
+
 def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str]:
     """One peak run: independent tasks (no dependencies), `width` of them at once."""
     flags = ["-steps", str(steps), "-width", str(width), "-type", "trivial", "-kernel", kernel,
@@ -129,7 +146,11 @@ def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str
 
 def main(args, ctx) -> int:
     info = kernel_info(args.kernel)
-    if args.gpu:
+    cluster = cluster_from(args.hosts)
+    if cluster is not None:
+        plan = hosts_peak_plan(ctx.registry, args, cluster)
+        steps, factor = CPU_STEPS, CPU_ITER_FACTOR
+    elif args.gpu:
         plan = gpu_peak_plan(ctx.registry, args)
         steps, factor = GPU_STEPS, GPU_ITER_FACTOR
     elif args.widths:
@@ -143,7 +164,9 @@ def main(args, ctx) -> int:
     name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
     campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in plan}),
                                           "cores": [c for _, c in plan], "iter": iterations, "steps": steps,
-                                          "reps": args.reps}, ctx.git_revision)
+                                          "reps": args.reps,
+                                          **({"hosts": campaign.hosts_params(cluster)} if cluster else {})},
+                    ctx.git_revision)
     stats = campaign.ExecutionStats()
     results = {(s.name, c): [] for s, c in plan}
     with ctx.console.progress(f"peak {args.kernel}") as bar:
@@ -152,9 +175,10 @@ def main(args, ctx) -> int:
             for system, cores in plan:  # interleaved, like the sweeps
                 flags = peak_flags(args.kernel, cores, steps, iterations)
                 threads = cores if system.cores == "all" and system.threads_flag else None
+                options = LaunchOptions(cluster=cluster) if cluster else LaunchOptions(threads_per_rank=threads)
                 run = campaign.execute_one(store, system, flags, campaign=name,
                                            key=f"{system.name}/cores={cores}/rep={rep}", rep=rep,
-                                           options=LaunchOptions(threads_per_rank=threads), timeout=args.timeout,
+                                           options=options, timeout=args.timeout,
                                            git_revision=ctx.git_revision, stats=stats)
                 results[(system.name, cores)].append(run)
                 bar.advance(f"{system.name} x {cores}")
@@ -173,7 +197,10 @@ def main(args, ctx) -> int:
                      units.rate(best / core_count, unit(args.kernel)),
                      units.rate(statistics.median(values), unit(args.kernel)),
                      f"{len(ok)}/{len(runs)} ok"])
-    if args.gpu:  # the cores of a GPU run are its task slots (docs/gpu.md)
+    if cluster is not None:
+        title, count, per = (f"peak {args.kernel} of the {len(cluster)} hosts of {cluster.path}, all busy "
+                             f"(campaign {name})", "cores", "best per core")
+    elif args.gpu:  # the cores of a GPU run are its task slots (docs/gpu.md)
         title, count, per = f"GPU peak {args.kernel} (campaign {name})", "GPU slots", "best per slot"
     else:
         title, count, per = f"peak {args.kernel} on {provenance.machine()['cpu_model']} (campaign {name})", \

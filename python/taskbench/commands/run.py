@@ -101,7 +101,7 @@ def main(args, ctx) -> int:
     params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
               "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
     if cluster is not None:
-        params["hosts"] = [{"name": h.name, "address": h.address, "cores": h.cores} for h in cluster.hosts]
+        params["hosts"] = campaign.hosts_params(cluster)
     if system.standin:
         params["cuda_standin"] = system.note
     try:

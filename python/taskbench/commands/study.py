@@ -11,6 +11,7 @@ from taskbench import provenance, studies, units
 from taskbench.commands.metg import BUSY_BACKGROUND
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.launch.hosts import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.analysis import background_load
 from taskbench.studies import execute, metg_execute, metg_results, results
@@ -35,6 +36,8 @@ def add_parser(subparsers, common):
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue a study campaign (default: the latest unfinished one of NAME)")
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    p.add_argument("--hosts", metavar="FILE", help="a cluster description: the study over its first 1, 2, 4, "
+                   "... N hosts (scaling; docs/clusters.md)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="draw the findings' ratios from METGs their sweep marked unreliable too (marked so)")
     return p
@@ -89,11 +92,15 @@ def _campaign(args, ctx, study) -> str:
     def new() -> tuple[str, dict]:
         systems, reps, retries = _request(args, study, ctx)
         name = args.campaign or campaign.new_name(store, "study", study.name)
+        cluster = cluster_from(args.hosts)
         if study.kind == "metg":
+            if cluster is not None:
+                raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
+                                "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
             return name, metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
                                            provenance.available_cores(), name)
         return name, execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
-                                  args.timeout, retries, name)
+                                  args.timeout, retries, name, cluster)
 
     opened = campaign.open(store, execute.KIND, resume=args.resume, new=new, git_revision=ctx.git_revision,
                            latest=lambda: execute.latest_unfinished(store, study.name), accept=accept,

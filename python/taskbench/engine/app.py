@@ -16,6 +16,7 @@ import importlib
 import importlib.metadata
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -32,6 +33,7 @@ available_cores = _core.available_cores
 MAX_WORKERS = 4096
 # The core's exit status for a failed validation (docs/spec.md §3).
 VALIDATION_EXIT = 3
+_HOST = socket.gethostname()  # where a cluster placed this process (run_task_on_host)
 # Exit status of a system whose engine is not installed (the harness's "environment" status).
 EXIT_MISSING_ENGINE = 4
 
@@ -118,6 +120,13 @@ def run_task_in_worker(graph: Graph, t: int, i: int, *inputs) -> tuple[bytearray
     return output, (os.getpid(), *_core.take_note(graph.index + 1))
 
 
+def run_task_on_host(graph: Graph, t: int, i: int, *inputs) -> tuple[bytearray, tuple]:
+    """run_task_in_worker, its note paired with the host it ran on: (output, (note, host)), for
+    a driver whose workers may be on other hosts (Tally.add's host)."""
+    output, note = run_task_in_worker(graph, t, i, *inputs)
+    return output, (note, _HOST)
+
+
 def worker_setup(tracing: bool = False) -> None:
     """The initializer of a worker process: TASKBENCH_FAULT from its environment, and whether
     the driver's run records -trace events."""
@@ -131,14 +140,18 @@ class Tally:
         self.executed = [0] * graphs
         self.last_row_checked = [0] * graphs
         self.hosts: dict[str, dict[str, int]] = {}  # host -> {"workers": N, "tasks": N}
+        self._pids: dict[str, set[int]] = {}  # host -> its workers' pids
 
     def add(self, note: tuple, host: str | None = None) -> None:
-        """One worker's note; `host`: the host it ran on, counted in hosts (the JSON report's
-        "hosts": the proof that a run crossed hosts, and how its work was spread)."""
+        """One worker's note, or one task's (a worker sends many); `host`: the host it ran on,
+        counted in hosts (the JSON report's "hosts": the proof that a run crossed hosts, and how
+        its work was spread), its workers told apart by pid."""
         pid, counts, checked, events = note
         if host is not None:
             tally = self.hosts.setdefault(host, {"workers": 0, "tasks": 0})
-            tally["workers"] += 1
+            pids = self._pids.setdefault(host, set())
+            pids.add(pid)
+            tally["workers"] = len(pids)
             tally["tasks"] += sum(counts)
         for index, count in enumerate(counts):
             self.executed[index] += count

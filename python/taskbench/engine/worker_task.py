@@ -12,11 +12,13 @@ error instead of ending the worker with status 3 unseen."""
 from __future__ import annotations
 
 import os
+import socket
 
 from taskbench import _core
 from taskbench.engine.app import run_task_in_worker
 
 _applied = None  # the switches this worker process was set up with
+HOST = socket.gethostname()  # where a cluster placed this worker, for the driver's tally per host
 
 
 def setup(switches: tuple[str, bool]) -> None:
@@ -37,3 +39,9 @@ def task(switches: tuple[str, bool], graph, t: int, i: int, *inputs) -> tuple:
     """(output, note) of task (t, i): two of Ray's return values, so consumers get the output."""
     setup(switches)
     return run_task_in_worker(graph, t, i, *inputs)
+
+
+def hosted_task(switches: tuple[str, bool], graph, t: int, i: int, *inputs) -> tuple:
+    """task, its note paired with the host it ran on: (output, (note, host))."""
+    output, note = task(switches, graph, t, i, *inputs)
+    return output, (note, HOST)

@@ -2,7 +2,9 @@
 cluster description: `python -m taskbench.launch.host_agent HOST WORDS...` runs WORDS (joined
 into one shell line, as ssh does) on HOST through the start method the description gives it.
 The description is the one in TASKBENCH_HOSTS, which the launcher sets. HOST is a name or an
-address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`.
+address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`;
+Hydra (MPICH): `-launcher ssh -launcher-exec` a script that runs this module;
+charmrun: `++remote-shell` (it passes ssh's options first, which the host's start method replaces).
 
 It stays beside the launcher, as an ssh client does, while the command runs there: when the
 host dies (its processes killed, its ssh connection dropped) it says so in one line, naming the
@@ -21,9 +23,22 @@ from taskbench.launch.hosts import HOSTS_VARIABLE, read_cluster
 
 LOST_PREFIX = "host_agent: "  # the runner reads the line after it as the run's reason
 SSH_FAILED = 255  # ssh's status when the connection fails
+# MPICH's Hydra calls its launcher as ssh: `-x HOST COMMAND` (no X11 forwarding).
+SSH_FLAGS_BEFORE_HOST = ("-x",)
+# charmrun calls its remote shell as ssh: `HOST -l USER -o OPTION... COMMAND`.
+RSH_OPTIONS = ("-l", "-o")
+
+
+def command_words(words: list[str]) -> list[str]:
+    """The command after the rsh-style options, which the host's own start method supersedes."""
+    while len(words) > 2 and words[0] in RSH_OPTIONS:
+        words = words[2:]
+    return words
 
 
 def main(argv: list[str]) -> int:
+    while argv and argv[0] in SSH_FLAGS_BEFORE_HOST:
+        argv = argv[1:]
     if len(argv) < 2:
         print("host_agent: usage: host_agent HOST COMMAND...", file=sys.stderr)
         return SSH_FAILED
@@ -36,7 +51,7 @@ def main(argv: list[str]) -> int:
     if host is None:
         print(f"host_agent: no host '{argv[0]}' in {cluster.path}", file=sys.stderr)
         return SSH_FAILED
-    child = subprocess.Popen(host.shell(" ".join(argv[1:])))
+    child = subprocess.Popen(host.shell(" ".join(command_words(argv[1:]))))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: child.send_signal(number))
     code = child.wait()

@@ -120,6 +120,29 @@ def read_cluster(path: Path) -> Cluster:
     return Cluster(path.resolve(), hosts)
 
 
+def _toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def first_hosts(cluster: Cluster, count: int) -> Cluster:
+    """The description of the cluster's first `count` hosts (a scaling study's 1..N hosts): a
+    file of its own beside the original, on the file system the hosts share, because the
+    launchers' agents read the description again on the hosts' side."""
+    if not 1 <= count <= len(cluster):
+        raise UserError(f"{cluster.path}: the first {count} hosts of {len(cluster)}", EXIT_USAGE)
+    if count == len(cluster):
+        return cluster
+    text = "".join(f"[[host]]\nname = {_toml_string(h.name)}\naddress = {_toml_string(h.address)}\n"
+                   f"cores = {h.cores}\nstart = [{', '.join(map(_toml_string, h.start))}]\n\n"
+                   for h in cluster.hosts[:count])
+    path = cluster.path.parent / f".{cluster.path.stem}.first{count}.toml"
+    if not path.is_file() or path.read_text() != text:
+        partial = path.with_name(path.name + f".{os.getpid()}")
+        partial.write_text(text)
+        partial.replace(path)  # whole or not at all, for an agent reading it meanwhile
+    return read_cluster(path)
+
+
 def cluster_from(option: str | None) -> Cluster | None:
     """--hosts FILE, else TASKBENCH_HOSTS, else None: this machine alone."""
     value = option or os.environ.get(HOSTS_VARIABLE)

@@ -7,12 +7,12 @@ Adding a launcher is its module and its place in LAUNCHERS."""
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import dask, external, local, loopback, mpirun, spark, srun
+from taskbench.launch import charmrun, dask, external, local, loopback, mpirun, parsl_pools, ray, spark, srun
 from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
 # A launcher's name is its module's: the name system.toml gives it is where its code is.
 LAUNCHERS = {module.__name__.rpartition(".")[2]: module
-             for module in (local, mpirun, srun, dask, loopback, spark, external)}
+             for module in (local, mpirun, srun, dask, loopback, spark, external, parsl_pools, charmrun, ray)}
 MPI_LAUNCHERS = ("mpirun", "srun")
 # The launchers that can spread a run over a cluster description's hosts (--hosts).
 ACROSS_HOSTS = tuple(name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False))
@@ -36,8 +36,10 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     module = LAUNCHERS[launcher]
+    if options.cluster is not None and system.not_across_hosts:
+        raise UserError(f"--hosts: {system.name} cannot run across hosts here: {system.not_across_hosts}",
+                        EXIT_USAGE)
     if options.cluster is not None and launcher not in ACROSS_HOSTS:
-        raise UserError(f"--hosts: {system.name} is started by the {launcher} launcher, which does not run "
-                        f"across hosts yet (the {' and '.join(ACROSS_HOSTS)} launcher"
-                        f"{'s do' if len(ACROSS_HOSTS) > 1 else ' does'})", EXIT_USAGE)
+        raise UserError(f"--hosts: {system.name} is started by the {launcher} launcher, which runs on this "
+                        f"machine only (across hosts: the {', '.join(ACROSS_HOSTS)} launchers)", EXIT_USAGE)
     return module.command(system, flags, options)

@@ -5,7 +5,29 @@ stopped, everything they started included, however the run ended."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import tempfile
+import time
+
+STOP_SECONDS = 15.0  # a host's start method (ssh) that hangs must not hang the run's end
+# Run on each host at the end: the cluster's processes there, found by the marker, by pid.
+KILL_MARKED = "import sys; from taskbench.launch.leftovers import kill_all; kill_all(*sys.argv[1:])"
+
+
+def kill_marked_on_hosts(hosts, variable: str, marker: str, env_args: list[str] = ()) -> None:
+    """The processes holding variable=marker on every host, killed there by pid, all hosts at
+    once; a host that does not answer within STOP_SECONDS is left to its own end. env_args:
+    `env` assignments the killer needs there (its PYTHONPATH: ssh drops the environment)."""
+    killers = [subprocess.Popen(host.command(["env", *env_args, sys.executable, "-c", KILL_MARKED, variable, marker]),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               for host in hosts]
+    deadline = time.monotonic() + STOP_SECONDS
+    for killer in killers:
+        try:
+            killer.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            killer.kill()
+            killer.wait()
 
 
 class ClusterError(RuntimeError):

@@ -15,16 +15,20 @@ With a cluster description (--hosts, hosts.py), Open MPI's mpirun places the ran
 (one per core of each, a hybrid system's one per host), a host after another, starts its
 daemons there through the hosts' own start method (host_agent.py as its remote-shell agent);
 its daemons and ranks talk over the hosts' addresses only, and the core is told the number of
-hosts (-nodes). MPICH's Hydra is not driven across hosts yet.
+hosts (-nodes). MPICH's Hydra does the same with its hosts list (`-hosts ADDRESS:CORES,...`:
+ranks fill a host, then the next) and build/bin/host_agent as its ssh (-launcher-exec takes one
+executable); its proxies connect back to the launching host, named by its address where the
+harness runs on one of the hosts (-localhost: the test hosts' names resolve nowhere).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from dataclasses import replace
 
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch import loopback
 from taskbench.launch.hosts import HOSTS_VARIABLE, Cluster
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, find_launcher, flavour,
@@ -33,6 +37,7 @@ from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, 
                                    threads_flags)
 
 ACROSS_HOSTS = True  # --hosts: see above
+HYDRA_AGENT = "host_agent"  # in the build's bin folder
 
 # Open MPI's and Hydra's options that place ranks on other hosts.
 HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
@@ -50,14 +55,16 @@ def why_not_here(system) -> str:
 
 def cluster_layout(system, options: LaunchOptions) -> LaunchOptions:
     """Ranks across the hosts, unless --ranks or the registry entry says: one per core of every
-    host, or for a hybrid system one per host with its cores as threads (the fewest any has)."""
+    host (and a driver rank, for a system that has one), or for a hybrid system one per host with
+    its cores as threads (the fewest any has)."""
     cluster = options.cluster
     if options.ranks or system.ranks:
         return options
     if system.threads_flag:
         threads = options.threads_per_rank or min(h.cores for h in cluster.hosts)
         return replace(options, ranks=len(cluster), threads_per_rank=threads)
-    return replace(options, ranks=cluster.cores)
+    # A driver rank that only submits work comes on top, on the first host (ranks go round).
+    return replace(options, ranks=cluster.cores + system.driver_rank)
 
 
 def hosts_network(cluster: Cluster) -> str | None:
@@ -86,15 +93,28 @@ def across_hosts(cluster: Cluster, threads: int) -> list[str]:
     network = hosts_network(cluster)
     if network is not None:
         argv += ["--mca", "oob_tcp_if_include", network, "--mca", "btl_tcp_if_include", network]
+        # Its ranks bind every interface whatever they are told: not IPv6's too, for IPv4 hosts.
+        if ipaddress.ip_network(network).version == 4:
+            argv += ["--mca", "btl_tcp_disable_family", "6"]
     return argv
+
+
+def hydra_across_hosts(system, cluster: Cluster) -> list[str]:
+    """MPICH's Hydra options that place the ranks on the cluster's hosts and start its proxies
+    there through the description's agent."""
+    agent = system.binary_path.parent / HYDRA_AGENT
+    if not agent.is_file():
+        raise UserError(f"--hosts: {agent} missing (the build writes it with the Python systems): MPICH's "
+                        "Hydra starts its proxies on the hosts through it", EXIT_ENVIRONMENT)
+    argv = ["-hosts", ",".join(f"{h.address}:{h.cores}" for h in cluster.hosts),
+            "-launcher", "ssh", "-launcher-exec", str(agent)]
+    here = cluster.find(socket.gethostname())
+    return argv + (["-localhost", here.address] if here is not None else [])
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     cluster = options.cluster
     if cluster is not None:
-        if flavour(system) != "openmpi":
-            raise UserError(f"--hosts: {system.name} runs over {flavour(system)}, whose launch across "
-                            "hosts is not supported yet (the Open MPI builds' is)", EXIT_USAGE)
         options = cluster_layout(system, options)
     options = rank_layout(system, options)
     ranks, threads = options.ranks, options.threads_per_rank or 1
@@ -106,6 +126,9 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     program_name = find_launcher(system) or ("mpiexec" if flavour(system) == "mpich" else "mpirun")
     if flavour(system) == "mpich":
         argv = [program_name, "-n", str(ranks)]
+        if cluster is not None:
+            argv += hydra_across_hosts(system, cluster)
+            set_env[HOSTS_VARIABLE] = str(cluster.path)  # for the agent, which Hydra starts
         if threads > 1:  # give each rank as many cores as threads, not one
             argv += ["-bind-to", f"core:{threads}"]
         for name, value in set_env.items():

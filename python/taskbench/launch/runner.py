@@ -18,10 +18,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from taskbench import provenance
-from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, guard, leftovers, plan, tied
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, guard, host_facts, leftovers, plan, tied
 from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
-from taskbench.launch.hosts import Cluster
 from taskbench.launch.external import missing_summary
+from taskbench.launch.hosts import Cluster
 from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
 # Exit codes of the systems (docs/spec.md §4, §3).
@@ -75,6 +75,8 @@ class RunOutcome:
     # The same as CPU seconds, signed: a reading below zero is tick error, which cancels out
     # when many short runs are summed (background_load, never below 0, would not).
     background_cpu_seconds: float | None = None
+    # --hosts: each host as it described itself (host_facts.described), the run's provenance.
+    hosts: tuple[dict, ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -224,6 +226,8 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
                 watch.close()
     if system.external:
         _count_external(outcome, system.cores)
+    if options.cluster is not None:
+        outcome.hosts = host_facts.described(options.cluster)
     return outcome
 
 

@@ -13,7 +13,8 @@ from typing import Callable
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.hosts import read_cluster
+from taskbench.launch import host_facts
+from taskbench.launch.hosts import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once
 from taskbench.measure import placement
 from taskbench.measure.peak import load_peaks
@@ -34,10 +35,29 @@ def new_name(store, kind: str, *parts: str) -> str:
     return store.unique_name("-".join([kind, *[p for p in parts if p], stamp]))
 
 
+def cluster_of(params: dict) -> Cluster | None:
+    """The hosts a campaign's runs span: its params keep the description's path (--hosts), read
+    again where the campaign is resumed."""
+    hosts = params.get("hosts")
+    return read_cluster(Path(hosts["path"])) if isinstance(hosts, dict) else None
+
+
+def hosts_params(cluster: Cluster) -> dict:
+    """A campaign's params for its hosts: the description's path, and each host as described and
+    as it answered (its CPU): the provenance of every figure across them."""
+    return {"path": str(cluster.path), "hosts": list(host_facts.described(cluster))}
+
+
 def create(store, name: str, kind: str, params: dict, git_revision: str | None) -> None:
-    machine = provenance.machine()
-    store.create_campaign(name, kind, params, machine, provenance.machine_id(machine), git_revision,
-                          provenance.harness())
+    """A campaign across hosts (cluster_of) has their machine, and so the peak its runs are
+    measured against: one measured with every host busy (provenance.cluster_id)."""
+    machine = dict(provenance.machine())
+    machine_id = provenance.machine_id(machine)
+    cluster = cluster_of(params)
+    if cluster is not None:
+        machine["hosts"] = list(host_facts.described(cluster))
+        machine_id = provenance.cluster_id(machine["hosts"])
+    store.create_campaign(name, kind, params, machine, machine_id, git_revision, provenance.harness())
 
 
 FAULT_VARIABLE = "TASKBENCH_FAULT"  # the core's fault switch (docs/spec.md §3)
@@ -170,7 +190,7 @@ def on_cores(system, cores: int | None, launcher: str | None = None) -> LaunchOp
 def sweep_options(system, params: SweepParams) -> LaunchOptions:
     if params.cores is not None:
         return on_cores(system, params.cores, params.launcher)
-    cluster = read_cluster(Path(params.hosts["path"])) if params.hosts else None
+    cluster = cluster_of(params.to_dict())
     return LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher,
                          cluster=cluster)
 

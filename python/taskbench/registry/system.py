@@ -8,8 +8,9 @@ from pathlib import Path
 
 PROCESSORS = ("cpu", "gpu")
 # The peaks `taskbench peak` measures with a registry system chosen by its `peak_probe` key:
-# the one-core CPU peak, and the GPU's (`--gpu`).
-PEAK_PROBES = ("one_core", "gpu")
+# the one-core CPU peak, the GPU's (`--gpu`), and every core of a cluster description's hosts
+# busy at once (`--hosts`: one rank per core, across them).
+PEAK_PROBES = ("one_core", "gpu", "across_hosts")
 
 
 @dataclass
@@ -49,6 +50,9 @@ class System:
     # with a reason holding these words instead of the signal (the fault matrix checks them).
     killed_worker_reason: str = ""
     peak_probe: str | None = None  # one of PEAK_PROBES: the peak `taskbench peak` measures with it
+    # What it lacks to run across hosts (--hosts refuses it with these words), where its engine
+    # has a multi-node mode that cannot be had here.
+    not_across_hosts: str = ""
     studies: dict[str, str] = field(default_factory=dict)  # study preset -> its role there
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():

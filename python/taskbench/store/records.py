@@ -46,6 +46,10 @@ def make_record(outcome, *, campaign: str, key: str, system, flags: list[str],
     harness_machine = provenance.machine()
     machine = dict(harness_machine)
     machine.update({f"report_{k}": v for k, v in (report.get("machine") or {}).items()})
+    machine_id = provenance.machine_id(harness_machine)
+    if outcome.hosts is not None:  # across hosts: theirs, and the peak of them all busy
+        machine["hosts"] = list(outcome.hosts)
+        machine_id = provenance.cluster_id(outcome.hosts)
     taskbench = report.get("taskbench") or {}
     system_info = report.get("system") or {}
     m = outcome.metrics
@@ -60,7 +64,7 @@ def make_record(outcome, *, campaign: str, key: str, system, flags: list[str],
         "status": outcome.status, "reason": outcome.reason, "exit_code": outcome.exit_code,
         "wall_seconds": outcome.wall_seconds, "background_load": outcome.background_load,
         "background_cpu_seconds": outcome.background_cpu_seconds,
-        "machine_id": provenance.machine_id(harness_machine), "machine": machine,
+        "machine_id": machine_id, "machine": machine,
         "compiler": system_info.get("compiler") or taskbench.get("core_compiler"),
         "build_flags": taskbench.get("build_flags"), "git_revision": git_revision,
         "started_at": outcome.started_at, "load_average": provenance.load_average(),

@@ -19,8 +19,10 @@ import random
 import zlib
 
 from taskbench import provenance
-from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
+from taskbench.launch.hosts import Cluster, first_hosts
+from taskbench.launch.launchers import ACROSS_HOSTS
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
@@ -30,18 +32,27 @@ from taskbench.studies.results import fastest
 
 KIND = "study"
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
-REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries")
+REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts")
 
 
 def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
-         timeout: float, retries: int, parent: str = "") -> dict:
+         timeout: float, retries: int, parent: str = "", cluster: Cluster | None = None) -> dict:
     """The campaign's params: the request, what cannot run and why, the grid, and the sweeps of
-    the study's METG part, if it has one (campaigns PARENT-LABEL, as a METG study's)."""
+    the study's METG part, if it has one (campaigns PARENT-LABEL, as a METG study's). With a
+    cluster description (--hosts), the study's runs over 1..N of its hosts."""
+    if cluster is not None and study.hosts_grid is None:
+        from taskbench.studies.catalog import PRESETS  # the catalog imports this module
+        across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
+        raise UserError(f"--hosts: study {study.name} runs on this machine only (across hosts: "
+                        f"{', '.join(across) or 'none'})", EXIT_USAGE)
     unavailable, no_breakdown, runnable = {}, {}, []
     for name in systems:
         system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
         if not system.available:
             unavailable[name] = system.reason
+            continue
+        if cluster is not None and (system.not_across_hosts or system.launcher not in ACROSS_HOSTS):
+            unavailable[name] = system.not_across_hosts or f"its {system.launcher} launcher runs on this machine only"
             continue
         runnable.append(name)
         if study.breakdown:
@@ -51,15 +62,18 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
     if not runnable:
         raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
                         "(see `taskbench systems`)", EXIT_ENVIRONMENT)
-    grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown)
-            for r in study.grid(runnable, quick, reps)]
+    planned = study.grid(runnable, quick, reps) if cluster is None else study.hosts_grid(runnable, quick, reps, cluster)
+    grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown) for r in planned]
     params = {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
               "timeout": timeout, "retries": retries, "unavailable": unavailable, "no_breakdown": no_breakdown,
               "grid": [r.to_dict() for r in grid]}
+    if cluster is not None:
+        params["hosts"] = campaign.hosts_params(cluster)
     if study.metg is not None:
         metg_reps = min(reps, study.metg.quick_reps if quick else study.metg.reps)
         sweeps = metg_execute.plan(study.metg, registry, runnable, quick, metg_reps, timeout,
-                                   provenance.available_cores(), parent)
+                                   provenance.available_cores(), parent,
+                                   None if cluster is None else study.hosts_sweeps(quick, cluster))
         params.update(sweeps=sweeps["sweeps"], notes=sweeps["notes"])
     return params
 
@@ -111,14 +125,18 @@ def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> 
             if _noisy(fastest(tries.get(r.point_id, [])))]
 
 
-def launch_options(system, cores: int | None) -> LaunchOptions:
-    """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads."""
+def launch_options(system, cores: int | None, hosts: Cluster | None = None) -> LaunchOptions:
+    """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads;
+    across `hosts`, every core of each."""
+    if hosts is not None:
+        return LaunchOptions(cluster=hosts)
     return campaign.on_cores(system, cores)
 
 
 def run(store, registry, build_dir, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
     params = store.campaign(name)["params"]
     grid = [PlannedRun.from_dict(d) for d in params["grid"]]
+    cluster = campaign.cluster_of(params)  # read again: a resumed study finds the hosts as they are now
     variants = {}
     for planned in grid:
         if (planned.system, planned.breakdown) not in variants:
@@ -132,8 +150,9 @@ def run(store, registry, build_dir, name: str, console, git_revision: str | None
             bar.add(len(batch))
             for planned in batch:
                 system = variants[(planned.system, planned.breakdown)]
+                hosts = first_hosts(cluster, planned.hosts) if planned.hosts is not None else None
                 campaign.execute_one(store, system, list(planned.flags), campaign=name, key=planned.key,
-                                     rep=planned.rep, options=launch_options(system, planned.cores),
+                                     rep=planned.rep, options=launch_options(system, planned.cores, hosts),
                                      timeout=params["timeout"], git_revision=git_revision, stats=stats)
                 bar.advance(planned.key)
             round_number += 1

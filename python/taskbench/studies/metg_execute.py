@@ -16,7 +16,7 @@ from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.measure import campaign
 from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.sweep import SweepParams
-from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, base_settings
+from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, Sweep, base_settings
 
 
 def _groups(registry, runnable: list[str], quick: bool) -> list[tuple[str, list[str]]]:
@@ -30,8 +30,9 @@ def _groups(registry, runnable: list[str], quick: bool) -> list[tuple[str, list[
 
 
 def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int, timeout: float,
-         cores: int, parent: str) -> dict:
-    """The parent campaign's params: the request, what cannot run and why, and every sweep."""
+         cores: int, parent: str, sweeps_planned: list[Sweep] | None = None) -> dict:
+    """The parent campaign's params: the request, what cannot run and why, and every sweep
+    (`sweeps_planned`: instead of the study's own, e.g. one per host count across hosts)."""
     unavailable, runnable = {}, []
     for name in systems:
         system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
@@ -43,7 +44,7 @@ def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int,
         raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
                         "(see `taskbench systems`)", EXIT_ENVIRONMENT)
     reduced, sweeps = [], []
-    for sweep in study.sweeps(quick, cores):
+    for sweep in study.sweeps(quick, cores) if sweeps_planned is None else sweeps_planned:
         for suffix, group in _groups(registry, runnable, quick):
             settings = {"width": cores, **base_settings(quick), **sweep.settings}
             if suffix:

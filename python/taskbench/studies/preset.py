@@ -21,6 +21,7 @@ class PlannedRun:
     flags: tuple[str, ...]
     breakdown: bool = False  # run the system's breakdown variant (registry `breakdown` key)
     cores: int | None = None  # cores to run on (MPI: ranks, else threads); None: the system's default
+    hosts: int | None = None  # --hosts: on the first this many hosts of the description, every core
 
     @property
     def point_id(self) -> str:
@@ -34,12 +35,12 @@ class PlannedRun:
 
     def to_dict(self) -> dict:
         return {"system": self.system, "point": dict(self.point), "rep": self.rep,
-                "flags": list(self.flags), "breakdown": self.breakdown, "cores": self.cores}
+                "flags": list(self.flags), "breakdown": self.breakdown, "cores": self.cores, "hosts": self.hosts}
 
     @classmethod
     def from_dict(cls, data: dict) -> "PlannedRun":
         return cls(data["system"], dict(data["point"]), int(data["rep"]), tuple(data["flags"]),
-                   bool(data.get("breakdown", False)), data.get("cores"))
+                   bool(data.get("breakdown", False)), data.get("cores"), data.get("hosts"))
 
 
 def point_key(point: dict) -> tuple:
@@ -64,6 +65,10 @@ class Study:
     # A MetgStudy whose sweeps run after the grid, in the same study campaign (scaling: METG vs
     # cores beside the weak/strong times); StudyResult.metg holds their analyses.
     metg: object | None = None
+    # --hosts: (systems, quick, reps, cluster) -> the runs over 1..N of a cluster description's
+    # hosts, and (quick, cluster) -> the METG part's sweeps; None: the study runs on this machine only.
+    hosts_grid: Callable | None = None
+    hosts_sweeps: Callable | None = None
     kind: str = field(default="grid", init=False)  # vs "metg" (studies/metg_preset.py)
 
     def default_systems(self, registry) -> list[str]:

@@ -73,6 +73,33 @@ def grid(systems: list[str], quick: bool, reps: int, available: int | None = Non
             for rep in range(reps) for point in points for system in systems]
 
 
+def host_counts(cluster) -> list[int]:
+    """1, 2, 4, ... up to the description's hosts, which is always included."""
+    return core_counts(len(cluster))
+
+
+def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[PlannedRun]:
+    """--hosts: the same runs over the first 1, 2, 4, ... N hosts, every core of each busy (the
+    paper's nodes). Weak: one column per core of the hosts used; strong: one per core of all N."""
+    shape = QUICK if quick else FULL
+    used = {n: sum(h.cores for h in cluster.hosts[:n]) for n in host_counts(cluster)}
+    points = [({"mode": m, "iter": it, "cores": used[n]}, n) for m in MODES for it in shape.iterations for n in used]
+    return [PlannedRun(system, point, rep, tuple(flags(shape, point, cluster.cores)), False, point["cores"], n)
+            for rep in range(reps) for point, n in points for system in systems]
+
+
+def hosts_metg_sweeps(quick: bool, cluster) -> list[Sweep]:
+    """--hosts: a stencil_1d sweep over the first N hosts for each N, a column per core of them."""
+    from taskbench.launch.hosts import first_hosts
+    from taskbench.measure.campaign import hosts_params
+    sweeps = []
+    for n in host_counts(cluster):
+        hosts = first_hosts(cluster, n)
+        sweeps.append(Sweep(hosts.cores, f"hosts{n}", {"pattern": "stencil_1d", "width": hosts.cores,
+                                                       "hosts": hosts_params(hosts)}))
+    return sweeps
+
+
 def metg_sweeps(quick: bool, cores: int) -> list[Sweep]:
     """A stencil_1d sweep per core count C: width C (a column per core), every run on C cores."""
     return [Sweep(c, f"cores{c}", {"pattern": "stencil_1d", "width": c, "cores": c}) for c in core_counts(cores)]
@@ -175,11 +202,28 @@ def metg_findings(result: StudyResult) -> list[str]:
     return lines
 
 
-def efficiency(mode: str, cores: int, one: dict | None, run: dict | None) -> float | None:
+def efficiency(mode: str, scale: float, one: dict | None, run: dict | None) -> float | None:
+    """scale: how many times the first column's cores the run had (its cores on this machine;
+    across hosts, where one host may have many, cores / the first host's)."""
     if cell(one) or cell(run):
         return None
     speedup = one["elapsed_seconds"] / run["elapsed_seconds"]
-    return speedup if mode == "weak" else speedup / cores
+    return speedup if mode == "weak" else speedup / scale
+
+
+def hosts_of(result: StudyResult) -> dict[int, int]:
+    """{cores: hosts} of a study across hosts (each column's cores span its first N hosts); {} on one machine."""
+    return {p.point["cores"]: p.hosts for p in result.grid if p.hosts is not None}
+
+
+def column(result: StudyResult, cores: int) -> str:
+    hosts = hosts_of(result).get(cores)
+    return units.count(cores, "core") if hosts is None else f"{units.count(hosts, 'host')} ({cores} cores)"
+
+
+def efficiency_column(result: StudyResult, cores: int) -> str:
+    hosts = hosts_of(result).get(cores)
+    return f"efficiency on {cores}" if hosts is None else f"efficiency on {units.count(hosts, 'host')}"
 
 
 def _axis(result: StudyResult) -> tuple[list[int], list[int]]:
@@ -189,8 +233,8 @@ def _axis(result: StudyResult) -> tuple[list[int], list[int]]:
 
 def table(result: StudyResult) -> tuple[list[str], list[list]]:
     iterations, counts = _axis(result)
-    columns = (["measure", "-iter", "system"] + [f"on {units.count(c, 'core')}" for c in counts]
-               + [f"efficiency on {c}" for c in counts[1:]])
+    columns = (["measure", "-iter", "system"] + [f"on {column(result, c)}" for c in counts]
+               + [efficiency_column(result, c) for c in counts[1:]])
     rows = []
     for mode in MODES:
         for it in iterations:
@@ -201,7 +245,7 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
                     continue
                 best = {c: result.best(system, {"mode": mode, "iter": it, "cores": c}) for c in counts}
                 times = [cell(best[c]) or units.seconds(best[c]["elapsed_seconds"]) for c in counts]
-                effs = [efficiency(mode, c, best[counts[0]], best[c]) for c in counts[1:]]
+                effs = [efficiency(mode, c / counts[0], best[counts[0]], best[c]) for c in counts[1:]]
                 rows.append([mode, it, system, *times, *[f"{e:.0%}" if e is not None else "—" for e in effs]])
     return columns, rows + metg_rows(result, counts, len(counts) - 1)
 
@@ -209,7 +253,7 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
 def findings(result: StudyResult) -> list[str]:
     iterations, counts = _axis(result)
     if len(counts) < 2:
-        return ["one core available: nothing to scale over"] + metg_findings(result)
+        return [f"one {'host' if hosts_of(result) else 'core'} available: nothing to scale over"] + metg_findings(result)
     lines = []
     top = counts[-1]
     for mode in MODES:
@@ -220,10 +264,10 @@ def findings(result: StudyResult) -> list[str]:
             for it in iterations:
                 one = result.best(system, {"mode": mode, "iter": it, "cores": counts[0]})
                 many = result.best(system, {"mode": mode, "iter": it, "cores": top})
-                effs.append(efficiency(mode, top, one, many))
+                effs.append(efficiency(mode, top / counts[0], one, many))
             if all(e is not None for e in effs):
                 text = ", ".join(f"{e:.0%} at -iter {it}" for it, e in zip(iterations, effs))
-                lines.append(f"{mode} scaling to {top} cores, {system}: {text}")
+                lines.append(f"{mode} scaling to {column(result, top)}, {system}: {text}")
     return lines + metg_findings(result)
 
 
@@ -238,4 +282,5 @@ STUDY = Study(
     paper=f"{TASK_BENCH}, Figs. 4 and 5: scaling holds while the task granularity stays above METG "
           "(Fig. 14); Fig. 9a: METG of stencil vs nodes",
     roles=ROLES, reps=5, quick_reps=3, breakdown=False,
-    grid=grid, table=table, findings=findings, figure=figure, metg=METG)
+    grid=grid, table=table, findings=findings, figure=figure, metg=METG,
+    hosts_grid=hosts_grid, hosts_sweeps=hosts_metg_sweeps)

@@ -1,0 +1,34 @@
+"""The `parsl_pools` launcher (parsl). On this machine alone: the local launcher (the system
+starts its own interchange and pool on 127.0.0.1). With --hosts: build/bin/parsl_pools
+(parsl_pools_main.py) runs the system on the first host, its interchange on that host's
+address, and one Parsl worker pool per host (one worker per core of each by default)."""
+
+from __future__ import annotations
+
+from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch import local
+from taskbench.launch.cluster_launcher import ClusterLauncher
+from taskbench.launch.plan import LaunchOptions, LaunchPlan
+
+ACROSS_HOSTS = True
+
+LAUNCHER = ClusterLauncher("parsl_pools")
+
+
+def why_not_here(system) -> str:
+    return ""  # the starter is needed across hosts only: command() says so then
+
+
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+    cluster = options.cluster
+    if cluster is None:
+        return local.command(system, flags, options)
+    if reason := LAUNCHER.why_not_here(system):
+        raise UserError(f"--hosts: {reason}", EXIT_USAGE)
+    if options.threads_per_rank and options.threads_per_rank != 1:
+        raise UserError(f"--threads-per-rank: {system.name}'s workers run one task at a time", EXIT_USAGE)
+    workers = options.ranks or system.ranks or cluster.cores
+    # -nodes: the core's local/nonlocal dependency estimate, as for the MPI systems.
+    nodes = [] if "-nodes" in flags else ["-nodes", str(len(cluster))]
+    return LAUNCHER.plan(system, [*flags, *nodes], options, ["-hosts", str(cluster.path), "-workers", str(workers)],
+                         workers, 1)
