@@ -7,7 +7,10 @@ import sqlite3
 
 import pytest
 
-from cluster_helpers import GRAPHS, check_corrupted_input_caught, check_work_on_every_host, run_across
+from cluster_helpers import (GRAPHS, check_corrupted_input_caught, check_work_on_every_host, left_on_hosts,
+                             run_across, stored_run)
+from taskbench.registry import Registry
+from taskbench.registry.locations import find_layout
 
 # Each through its own multi-node mechanism (docs/clusters.md): Dask's scheduler and workers,
 # Ray's head and nodes, Parsl's interchange and worker pools, charmrun's node list. Spark, a large
@@ -26,6 +29,19 @@ def test_an_engine_runs_its_work_on_every_host(cluster, system, tmp_path):
 @pytest.mark.parametrize("system", ["dask_distributed", "ray", "parsl", "charm4py"])
 def test_an_engine_catches_a_corrupted_input_on_another_host(cluster, system, tmp_path):
     check_corrupted_input_caught(cluster, system, tmp_path / "runs.db")
+
+
+@pytest.mark.parametrize("system", ["dask_distributed", "ray", "parsl", "charm4py"])
+def test_an_engine_reports_a_killed_worker_as_on_one_host(cluster, system, tmp_path):
+    """The process running task (4, 5) SIGKILLed: the run fails with the words it fails with on
+    one host (the registry's killed_worker_reason where the engine reaps its workers, else the
+    signal), and nothing is left on any host."""
+    got = run_across(cluster, system, tmp_path / "runs.db", GRAPHS[:6], env={"TASKBENCH_FAULT": "kill:0,4,5"})
+    run = stored_run(tmp_path / "runs.db")
+    expected = Registry(find_layout()).get(system).killed_worker_reason or "killed by SIGKILL"
+    assert got.returncode != 0 and run["status"] in ("crashed", "failed"), got.stdout + got.stderr
+    assert expected in run["reason"], run["reason"]
+    assert left_on_hosts(cluster) == []
 
 
 def test_a_metg_sweep_across_hosts_shows_each_hosts_work(cluster, tmp_path):

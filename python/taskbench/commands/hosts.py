@@ -12,15 +12,16 @@ from taskbench.launch.launchers import ACROSS_HOSTS
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("hosts", parents=[common], help="check the hosts of a cluster description")
-    p.add_argument("--hosts", metavar="FILE", help="the cluster description (default: $TASKBENCH_HOSTS)")
+    p.add_argument("--hosts", metavar="FILE", help="the cluster description, or `slurm`: the allocation's nodes "
+                   "(default: $TASKBENCH_HOSTS, else the Slurm allocation it runs in)")
     return p
 
 
 def main(args, ctx) -> int:
-    cluster = cluster_from(args.hosts)
+    cluster = cluster_from(args.hosts, allocation_by_default=True)
     if cluster is None:
-        raise UserError("taskbench hosts: no cluster description: give --hosts FILE or set TASKBENCH_HOSTS "
-                        "(docs/clusters.md)", EXIT_USAGE)
+        raise UserError("taskbench hosts: no cluster description: give --hosts FILE (or slurm, inside an "
+                        "allocation) or set TASKBENCH_HOSTS (docs/clusters.md)", EXIT_USAGE)
     able = [s for s in ctx.registry if s.available and s.launcher in ACROSS_HOSTS]
     if not able:
         raise UserError("taskbench hosts: no system that runs across hosts is built here (`taskbench systems`; "

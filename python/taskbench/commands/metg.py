@@ -66,7 +66,8 @@ def add_parser(subparsers, common):
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
     p.add_argument("--hosts", metavar="FILE",
-                   help="run across the hosts of this cluster description (docs/clusters.md; default: "
+                   help="run across the hosts of this cluster description, or `slurm`: the allocation's "
+                        "nodes (docs/clusters.md; default: "
                         "$TASKBENCH_HOSTS, else this machine alone); --width defaults to their cores")
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",

@@ -68,7 +68,8 @@ def add_parser(subparsers, common):
     p.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
     p.add_argument("--hosts", metavar="FILE",
-                   help="run across the hosts of this cluster description (docs/clusters.md; default: "
+                   help="run across the hosts of this cluster description, or `slurm`: the allocation's "
+                        "nodes (docs/clusters.md; default: "
                         "$TASKBENCH_HOSTS, else this machine alone)")
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
     p.add_argument("--breakdown", action="store_true",

@@ -124,6 +124,24 @@ def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def description_text(entries: list[tuple[str, str, int, str | tuple[str, ...]]]) -> str:
+    """A description of (name, address, cores, start) hosts; start: a method's name or a prefix."""
+    def start(value) -> str:
+        return _toml_string(value) if isinstance(value, str) else f"[{', '.join(map(_toml_string, value))}]"
+    return "".join(f"[[host]]\nname = {_toml_string(name)}\naddress = {_toml_string(address)}\ncores = {cores}\n"
+                   f"start = {start(how)}\n\n" for name, address, cores, how in entries)
+
+
+def write_description(path: Path, text: str) -> Cluster:
+    """Writes a description the harness made (unless it holds that already) and reads it back.
+    Whole or not at all: an agent may be reading the file meanwhile."""
+    if not path.is_file() or path.read_text() != text:
+        partial = path.with_name(path.name + f".{os.getpid()}")
+        partial.write_text(text)
+        partial.replace(path)
+    return read_cluster(path)
+
+
 def first_hosts(cluster: Cluster, count: int) -> Cluster:
     """The description of the cluster's first `count` hosts (a scaling study's 1..N hosts): a
     file of its own beside the original, on the file system the hosts share, because the
@@ -132,18 +150,16 @@ def first_hosts(cluster: Cluster, count: int) -> Cluster:
         raise UserError(f"{cluster.path}: the first {count} hosts of {len(cluster)}", EXIT_USAGE)
     if count == len(cluster):
         return cluster
-    text = "".join(f"[[host]]\nname = {_toml_string(h.name)}\naddress = {_toml_string(h.address)}\n"
-                   f"cores = {h.cores}\nstart = [{', '.join(map(_toml_string, h.start))}]\n\n"
-                   for h in cluster.hosts[:count])
-    path = cluster.path.parent / f".{cluster.path.stem}.first{count}.toml"
-    if not path.is_file() or path.read_text() != text:
-        partial = path.with_name(path.name + f".{os.getpid()}")
-        partial.write_text(text)
-        partial.replace(path)  # whole or not at all, for an agent reading it meanwhile
-    return read_cluster(path)
+    text = description_text([(h.name, h.address, h.cores, h.start) for h in cluster.hosts[:count]])
+    return write_description(cluster.path.parent / f".{cluster.path.stem}.first{count}.toml", text)
 
 
-def cluster_from(option: str | None) -> Cluster | None:
-    """--hosts FILE, else TASKBENCH_HOSTS, else None: this machine alone."""
+def cluster_from(option: str | None, allocation_by_default: bool = False) -> Cluster | None:
+    """--hosts FILE, else TASKBENCH_HOSTS, else None: this machine alone. `--hosts slurm`: the
+    Slurm allocation the harness runs in (slurm_hosts.py), also the default where
+    `allocation_by_default` (taskbench hosts) and the harness runs in one."""
+    from taskbench.launch import slurm_hosts  # it writes descriptions with this module
     value = option or os.environ.get(HOSTS_VARIABLE)
+    if value == slurm_hosts.KEYWORD or (not value and allocation_by_default and slurm_hosts.in_allocation()):
+        return slurm_hosts.allocation_cluster()
     return read_cluster(Path(value)) if value else None

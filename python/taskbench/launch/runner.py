@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from taskbench import provenance
-from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, guard, host_facts, leftovers, plan, tied
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, failed_rank_watch, guard, host_facts, leftovers, plan, tied
 from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
 from taskbench.launch.external import missing_summary
 from taskbench.launch.hosts import Cluster
@@ -264,17 +264,23 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
         return outcome
     if watch is not None:
         watch.start()
+    verdict = None  # "timeout", or "validation" for a launch ended after a rank's validation line
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        if cluster is None:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        else:  # a launcher across hosts may not end after a rank failed (failed_rank_watch.py)
+            stdout, stderr, verdict = failed_rank_watch.communicate(proc, timeout, lambda: _kill_launch(proc, marker))
     except subprocess.TimeoutExpired:
         _kill_launch(proc, marker)
         stdout, stderr = _drain(proc)
-        outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
+        verdict = "timeout"
     except BaseException:
         # Ctrl-C or SIGTERM of the harness: leave no orphaned benchmark behind.
         _kill_launch(proc, marker)
         raise
     outcome.wall_seconds = time.perf_counter() - start
+    if verdict == "timeout":
+        outcome.status, outcome.reason = "timeout", f"exceeded the {timeout:g} s timeout"
     # Launchers move ranks out of the process group; any that outlived the launch go now.
     stray = leftovers.kill_all(leftovers.MARKER_VARIABLE, marker)
     busy_after = provenance.cpu_busy_seconds()
@@ -285,7 +291,10 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     outcome.exit_code = proc.returncode
     outcome.stdout_tail = stdout[-TAIL_CHARS:]
     outcome.stderr_tail = stderr[-TAIL_CHARS:]
-    if outcome.status != "timeout" and proc.returncode != 0:
+    if verdict == "validation":
+        outcome.status, outcome.reason = "validation", _system_message(stderr)
+        outcome.exit_code = SYSTEM_EXIT_VALIDATION
+    elif outcome.status != "timeout" and proc.returncode != 0:
         if watch is not None:
             watch.stop()  # the launch has ended: every rank's end is known
         outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch, cluster)
