@@ -12,8 +12,7 @@ from typing import Callable
 
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import LaunchOptions
-from taskbench.launch import host_facts
+from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once
 from taskbench.measure import placement
