@@ -110,8 +110,7 @@ class Cluster(LocalCluster):
 
     def worker_hosts(self) -> list[Host]:
         """The host of each worker: the hosts in turn, each up to its cores, then round again."""
-        slots = [h for round_ in range(max(h.cores for h in self.hosts.hosts))
-                 for h in self.hosts.hosts if round_ < h.cores]
+        slots = self.hosts.slots()
         return [slots[k % len(slots)] for k in range(self.workers)]
 
     def _start_on_hosts(self) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,23 @@ class Cluster:
     @property
     def cores(self) -> int:
         return sum(h.cores for h in self.hosts)
+
+    def slots(self) -> list[Host]:
+        """One entry per core, the hosts in turn, each up to its cores: the k-th process of a
+        launch goes to slots[k % len], so processes spread over the hosts first."""
+        return [h for round_ in range(max(h.cores for h in self.hosts)) for h in self.hosts if round_ < h.cores]
+
+    def here(self) -> Host | None:
+        """The host whose address belongs to this machine (the harness on one of the hosts, as on
+        the test cluster), or None (a login node outside the description)."""
+        for host in self.hosts:
+            try:
+                with socket.socket(socket.AF_INET6 if ":" in host.address else socket.AF_INET) as probe:
+                    probe.bind((host.address, 0))
+                return host
+            except OSError:
+                continue
+        return None
 
 
 def _start_prefix(value, name: str, where: str) -> tuple[str, ...]:

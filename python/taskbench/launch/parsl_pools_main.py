@@ -39,7 +39,7 @@ def on(host: Host, argv: list[str]) -> list[str]:
 
 def workers_per_host(cluster: Cluster, workers: int) -> list[tuple[Host, int]]:
     """The hosts in turn, each up to its cores, then round again; hosts left with none dropped."""
-    slots = [h for round_ in range(max(h.cores for h in cluster.hosts)) for h in cluster.hosts if round_ < h.cores]
+    slots = cluster.slots()
     counts = {h.name: 0 for h in cluster.hosts}
     for k in range(workers):
         counts[slots[k % len(slots)].name] += 1

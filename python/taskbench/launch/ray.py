@@ -7,8 +7,6 @@ here must be one of the hosts."""
 
 from __future__ import annotations
 
-import socket
-
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
 from taskbench.launch.cluster_launcher import ClusterLauncher
@@ -21,16 +19,6 @@ LAUNCHER = ClusterLauncher("ray_cluster")
 why_not_here = loopback.why_not_here
 
 
-def is_here(address: str) -> bool:
-    """Whether the address is one of this machine's (only those can be bound)."""
-    try:
-        with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as probe:
-            probe.bind((address, 0))
-        return True
-    except OSError:
-        return False
-
-
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     cluster = options.cluster
     if cluster is None:
@@ -41,7 +29,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     missing = LAUNCHER.why_not_here(system)
     if missing:
         raise UserError(f"--hosts: {missing}", EXIT_USAGE)
-    if not any(is_here(host.address) for host in cluster.hosts):
+    if cluster.here() is None:
         raise UserError(f"--hosts {cluster.path}: Ray's driver attaches to the Ray node of the host it runs on, and "
                         f"none of the hosts' addresses is this machine's: run taskbench on one of them", EXIT_USAGE)
     return LAUNCHER.plan(system, flags, options, ["-hosts", str(cluster.path)], cluster.cores, 1)
