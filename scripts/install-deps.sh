@@ -13,6 +13,7 @@ APT_PACKAGES=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # MPI systems, both implementations
   libtbb-dev                                        # tbb_flow, tbb_tasks (oneTBB)
   iproute2 util-linux                               # the test cluster (scripts/test-cluster.sh: ip, nsenter)
+  slurm-wlm munge                                   # its Slurm (test-cluster.sh up N --slurm; tests/slurm)
   chromium                                          # the report test renders the HTML page headless
   python3 python3-pip python3-venv
 )

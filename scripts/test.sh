@@ -73,8 +73,13 @@ stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=bu
 # for the same tests with the large engines installed).
 stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q -n 2 --dist worksteal \
   --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py \
-  --ignore=tests/cluster/test_spark_across_hosts.py \
+  --ignore=tests/cluster/test_spark_across_hosts.py --ignore=tests/slurm \
   --deselect "tests/cluster/test_listening_across_hosts.py::test_a_run_across_hosts_listens_only_on_its_hosts_addresses[spark_standalone]"
+
+# A real Slurm (Debian's slurm-wlm, munge) on the test cluster's hosts, alone: its tests time
+# Slurm's own reactions (a lost node, a time limit). Where Slurm cannot start, they fail, saying why.
+stage "Slurm test cluster: srun, salloc and sbatch (Open MPI, MPICH, Dask, Parsl; a lost node, a time limit, scancel)" \
+  .venv/bin/python -m pytest tests/slurm -q
 
 # OpenBLAS picks its kernels from the CPU (or OPENBLAS_CORETYPE), so the machine CI lands on
 # decides which dgemm code runs: run every kernel this CPU can execute, and check that the one

@@ -64,7 +64,10 @@ def launch() -> None:
     from nodes import charmrun_options
     from taskbench.launch.hosts import HOSTS_VARIABLE
     os.environ[HOSTS_VARIABLE] = str(cluster.path)  # where the host agent reads the description
-    with tempfile.TemporaryDirectory(prefix="taskbench-charm4py-") as folder:
+    # Beside the description, on the file system the hosts share, and charmrun's working folder:
+    # as srun's mpiexec it writes the script its PEs run there (charmrun.PID), which goes with it.
+    with tempfile.TemporaryDirectory(prefix=".taskbench-charm4py-", dir=cluster.path.parent) as folder:
+        os.chdir(folder)
         status = run_reaping_orphans([*argv, *charmrun_options(cluster, Path(folder)), *program])
     sys.exit(status)
 

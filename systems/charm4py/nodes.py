@@ -10,10 +10,18 @@ from taskbench.launch.hosts import Cluster
 
 def charmrun_options(cluster: Cluster, folder: Path) -> list[str]:
     """The node list is written into folder, which must outlive charmrun."""
+    here = cluster.here()  # where the harness runs on a host, its PEs call back on its address
+    callback = ["++useip", here.address] if here is not None else []
+    if all(h.start[0] == "srun" for h in cluster.hosts):
+        # A Slurm allocation: charmrun's documented way, srun as its mpiexec (`-n PES`), one step
+        # for all PEs. Its remote-shell way starts each PE in the background of a shell that
+        # then ends, and Slurm ends a step's processes with its shell.
+        nodes = ",".join(h.name for h in cluster.hosts)
+        return ["++mpiexec", "++remote-shell", f"srun --overlap --nodes={len(cluster)} --nodelist={nodes}",
+                *callback]
     nodelist = folder / "nodelist"
     # charmrun places node k on entry k (mod the list's length): the PEs spread over the hosts first.
     nodelist.write_text("group main\n" + "".join(f" host {h.address}\n" for h in cluster.slots()))
-    here = cluster.here()  # where the harness runs on a host, its PEs call back on its address
     # charmrun splits the remote shell into words, as Open MPI does its rsh agent.
     return ["++nodelist", str(nodelist), "++remote-shell", f"{sys.executable} -m taskbench.launch.host_agent",
-            *(["++useip", here.address] if here is not None else [])]
+            *callback]

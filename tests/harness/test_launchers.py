@@ -130,6 +130,7 @@ def test_mpich_binds_each_rank_to_as_many_cores_as_threads():
 @pytest.fixture
 def srun_on_path(monkeypatch):
     monkeypatch.setattr("taskbench.launch.srun.shutil.which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr("taskbench.launch.slurm_mpi.plugin", lambda system, args, env: "pmix")
 
 
 def test_srun_missing_is_one_clear_error(monkeypatch):
@@ -140,14 +141,18 @@ def test_srun_missing_is_one_clear_error(monkeypatch):
 
 def test_launcher_option_runs_an_mpirun_system_under_srun(srun_on_path):
     p = plan(system(launcher="mpirun", ranks=2), ["-steps", "4"], LaunchOptions(launcher="srun", ranks=4))
-    assert p.argv[:3] == ["srun", "-n", "4"] and p.argv[-2:] == [EXPECT_RANKS_FLAG, "4"]
-    with pytest.raises(UserError, match="only for MPI systems"):
+    assert p.argv[:5] == ["srun", "--mpi=pmix", "-n", "4", "--kill-on-bad-exit=1"]
+    assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "4"]
+    # Outside an allocation, srun has no hosts to run another system's processes on.
+    with pytest.raises(UserError, match="not an MPI system: it runs across a Slurm allocation's hosts"):
         plan(system(), [], LaunchOptions(launcher="srun"))
+    with pytest.raises(UserError, match="--launcher mpirun: only for MPI systems"):
+        plan(system(), [], LaunchOptions(launcher="mpirun"))
 
 
 def test_srun(srun_on_path):
     p = plan(system(launcher="srun", ranks=8), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
-    assert p.argv[:5] == ["srun", "-n", "8", "--cpus-per-task", "2"]
+    assert p.argv[:6] == ["srun", "--mpi=pmix", "-n", "8", "--kill-on-bad-exit=1", "--cpus-per-task"]
     assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "8"]
 
 

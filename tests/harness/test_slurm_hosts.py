@@ -41,7 +41,7 @@ def allocation(tmp_path, monkeypatch):
 
 def test_the_allocation_is_a_description_of_srun_hosts(allocation):
     cluster = cluster_from("slurm")
-    assert cluster.path == allocation / ".taskbench-hosts-77.toml"
+    assert cluster.path == allocation / ".taskbench-slurm" / "job-77.toml"
     assert [(h.name, h.address, h.cores) for h in cluster.hosts] == [
         ("node1", "10.7.0.1", 4), ("node2", "10.7.0.2", 4), ("node3", "10.7.0.3", 2)]
     assert cluster.hosts[0].start == ("srun", "--nodes=1", "--ntasks=1", "--overlap", "--nodelist=node1")

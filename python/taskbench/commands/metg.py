@@ -64,7 +64,8 @@ def add_parser(subparsers, common):
                         "starts for the run (default: the cores)")
     p.add_argument("--threads-per-rank", type=int)
     p.add_argument("--launcher", choices=["mpirun", "srun"],
-                   help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+                   help="start an MPI system\'s ranks with this (default: its registry entry\'s); srun inside "
+                        "a Slurm allocation also runs every other system across its nodes (docs/slurm.md)")
     p.add_argument("--hosts", metavar="FILE",
                    help="run across the hosts of this cluster description, or `slurm`: the allocation's "
                         "nodes (docs/clusters.md; default: "
@@ -124,7 +125,7 @@ def _params(args, ctx) -> SweepParams:
             raise UserError(f"--flags: {flag} is the sweep's own: {OWNED_FLAGS[flag]} (the campaign stores "
                             "what the options say)")
     externals = externals_from_specs(args.external)
-    cluster = cluster_from(args.hosts)
+    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
     hosts = None if cluster is None else campaign.hosts_params(cluster)
     return SweepParams(
         systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,

@@ -66,7 +66,8 @@ def add_parser(subparsers, common):
                         "starts for the run (default: the cores)")
     p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
     p.add_argument("--launcher", choices=["mpirun", "srun"],
-                   help="start an MPI system\'s ranks with this (default: its registry entry\'s)")
+                   help="start an MPI system\'s ranks with this (default: its registry entry\'s); srun inside "
+                        "a Slurm allocation also runs every other system across its nodes (docs/slurm.md)")
     p.add_argument("--hosts", metavar="FILE",
                    help="run across the hosts of this cluster description, or `slurm`: the allocation's "
                         "nodes (docs/clusters.md; default: "
@@ -98,7 +99,7 @@ def main(args, ctx) -> int:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
     flags = list(args.system_flags)
-    cluster = cluster_from(args.hosts)
+    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
     params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
               "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
     if cluster is not None:
@@ -122,7 +123,8 @@ def main(args, ctx) -> int:
 
 def system_help(system, args) -> int:
     """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
-    options = LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster_from(args.hosts))
+    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
+    options = LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster)
     plan = launch.plan(system, list(args.system_flags), options)
     sys.stdout.flush()
     return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode

@@ -38,6 +38,9 @@ def add_parser(subparsers, common):
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
     p.add_argument("--hosts", metavar="FILE", help="a cluster description: the study over its first 1, 2, 4, "
                    "... N hosts (scaling; docs/clusters.md)")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="with --hosts: start the MPI systems' ranks with this; srun inside a Slurm allocation "
+                        "implies --hosts slurm (docs/slurm.md)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="draw the findings' ratios from METGs their sweep marked unreliable too (marked so)")
     return p
@@ -92,7 +95,10 @@ def _campaign(args, ctx, study) -> str:
     def new() -> tuple[str, dict]:
         systems, reps, retries = _request(args, study, ctx)
         name = args.campaign or campaign.new_name(store, "study", study.name)
-        cluster = cluster_from(args.hosts)
+        cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
+        if args.launcher and cluster is None:
+            raise UserError(f"--launcher {args.launcher}: a study picks the launcher only across hosts (--hosts; "
+                            "srun inside a Slurm allocation)", EXIT_USAGE)
         if study.kind == "metg":
             if cluster is not None:
                 raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
@@ -100,7 +106,7 @@ def _campaign(args, ctx, study) -> str:
             return name, metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
                                            provenance.available_cores(), name)
         return name, execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
-                                  args.timeout, retries, name, cluster)
+                                  args.timeout, retries, name, cluster, args.launcher)
 
     opened = campaign.open(store, execute.KIND, resume=args.resume, new=new, git_revision=ctx.git_revision,
                            latest=lambda: execute.latest_unfinished(store, study.name), accept=accept,

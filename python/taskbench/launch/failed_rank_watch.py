@@ -18,10 +18,12 @@ GRACE_SECONDS = 5.0
 POLL_SECONDS = 0.05
 
 
-def communicate(proc: subprocess.Popen, timeout: float | None, end) -> tuple[str, str, str | None]:
+def communicate(proc: subprocess.Popen, timeout: float | None, end,
+                lost=lambda: None) -> tuple[str, str, str | None]:
     """(stdout, stderr, verdict) of proc, read as it runs; verdict: None when it ended by itself,
     "validation" when a rank's line came and `end()` ended it after the grace, "timeout" when
-    `end()` ended it at the timeout."""
+    `end()` ended it at the timeout, or the line `lost()` returned once it said a host was lost
+    (slurm_hosts.NodeWatch), after which `end()` ended it."""
     streams = {"out": [], "err": []}
     readers = [threading.Thread(target=lambda s=stream, k=key: streams[k].extend(iter(s.readline, "")), daemon=True)
                for stream, key in ((proc.stdout, "out"), (proc.stderr, "err"))]
@@ -35,6 +37,8 @@ def communicate(proc: subprocess.Popen, timeout: float | None, end) -> tuple[str
             failed_at = now
         if deadline is not None and now > deadline:
             verdict = "timeout"
+        elif lost() is not None:
+            verdict = lost()
         elif failed_at is not None and now - failed_at > GRACE_SECONDS:
             verdict = "validation"
         if verdict is not None:

@@ -175,9 +175,11 @@ def first_hosts(cluster: Cluster, count: int) -> Cluster:
 def cluster_from(option: str | None, allocation_by_default: bool = False) -> Cluster | None:
     """--hosts FILE, else TASKBENCH_HOSTS, else None: this machine alone. `--hosts slurm`: the
     Slurm allocation the harness runs in (slurm_hosts.py), also the default where
-    `allocation_by_default` (taskbench hosts) and the harness runs in one."""
+    `allocation_by_default` (taskbench hosts, --launcher srun) and the harness runs in one."""
     from taskbench.launch import slurm_hosts  # it writes descriptions with this module
+    if not option and allocation_by_default and slurm_hosts.in_allocation():
+        option = slurm_hosts.KEYWORD  # the allocation, over a login node's TASKBENCH_HOSTS
     value = option or os.environ.get(HOSTS_VARIABLE)
-    if value == slurm_hosts.KEYWORD or (not value and allocation_by_default and slurm_hosts.in_allocation()):
+    if value == slurm_hosts.KEYWORD:
         return slurm_hosts.allocation_cluster()
     return read_cluster(Path(value)) if value else None

@@ -28,11 +28,20 @@ def why_not_here(system) -> str:
 
 def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     # The engine that starts an MPI system's ranks is a property of the run (a laptop's mpirun,
-    # a cluster's srun), not of the system: --launcher picks it.
-    launcher = options.launcher or system.launcher
-    if options.launcher and (system.launcher not in MPI_LAUNCHERS or launcher not in MPI_LAUNCHERS):
-        raise UserError(f"--launcher {options.launcher}: only mpirun or srun, and only for MPI systems "
-                        f"('{system.name}' is launched by {system.launcher})", EXIT_USAGE)
+    # a cluster's srun), not of the system: --launcher picks it. Other systems keep their own
+    # launcher; under --launcher srun they start their processes on the allocation's hosts with
+    # srun steps (the hosts' start method, slurm_hosts.py).
+    if options.launcher not in (None, *MPI_LAUNCHERS):
+        raise UserError(f"--launcher {options.launcher}: only mpirun or srun", EXIT_USAGE)
+    is_mpi = system.launcher in MPI_LAUNCHERS
+    if options.launcher == "mpirun" and not is_mpi:
+        raise UserError(f"--launcher mpirun: only for MPI systems ('{system.name}' is launched by "
+                        f"{system.launcher})", EXIT_USAGE)
+    if options.launcher == "srun" and not is_mpi and options.cluster is None:
+        raise UserError(f"--launcher srun: '{system.name}' is not an MPI system: it runs across a Slurm "
+                        "allocation's hosts (run it inside salloc or sbatch), or on this machine without "
+                        "--launcher", EXIT_USAGE)
+    launcher = options.launcher if is_mpi and options.launcher else system.launcher
     if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)
     module = LAUNCHERS[launcher]

@@ -5,13 +5,15 @@ in a process group of its own, MPICH's Hydra puts its proxy and each rank in a s
 own (measured, see docs/reliability.md). What they all keep is the environment: every process
 of a launch on this machine inherits the variable below from the harness (mpirun and Hydra
 pass their whole environment to local ranks), so /proc/*/environ finds them after their
-parents are gone. Processes on other hosts are their launcher's business.
+parents are gone. Processes on other hosts are their launcher's business: srun's among them,
+which ends its job step on every node when it gets SIGTERM (so srun is sent that first).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -21,6 +23,11 @@ MARKER_VARIABLE = "TASKBENCH_LAUNCH_MARK"
 # Parsl requires it) writes the new title over the memory that /proc/PID/environ shows, marker
 # included, unless SPT_NOENV is set: every environment that carries a marker carries this too.
 KEEP_ENVIRON = {"SPT_NOENV": "1"}
+# Slurm's srun cancels its job step on every node when it gets SIGTERM (within 20 ms on the test
+# Slurm, even for tasks that ignore SIGTERM: they get SIGKILL); SIGKILLed, it leaves the step's
+# processes running on their nodes until the allocation ends.
+STEP_LAUNCHER = "srun"
+STEP_CANCEL_SECONDS = 5.0
 
 
 def new_marker() -> str:
@@ -74,11 +81,33 @@ def processes_with(variable: str, value: str) -> list[int]:
     return sorted(p for p in found if p != os.getpid())
 
 
+def _comm(pid: int) -> str:
+    try:
+        return (_proc_root() / str(pid) / "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _cancel_steps(pids: list[int]) -> set[int]:
+    """SIGTERM to the srun processes among pids, then a wait for them (at most
+    STEP_CANCEL_SECONDS): their job steps end on every node. Returns those signalled."""
+    steps = {pid for pid in pids if _comm(pid) == STEP_LAUNCHER}
+    for pid in steps:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + STEP_CANCEL_SECONDS
+    while any(_comm(pid) == STEP_LAUNCHER for pid in steps) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return steps
+
+
 def kill_all(variable: str, value: str, within: float = 2.0) -> int:
     """SIGKILLs every process holding the marker, again until none is left (a launcher may be
     forking one as we look; a killed one takes a moment to exit), for at most `within`
-    seconds. Returns how many processes were found."""
-    killed: set[int] = set()
+    seconds; srun processes get SIGTERM first (above). Returns how many processes were found."""
+    killed = _cancel_steps(processes_with(variable, value))
     deadline = time.monotonic() + within
     while True:
         pids = processes_with(variable, value)
@@ -110,3 +139,32 @@ def describe(pid: int) -> str:
         return f"{pid} ({stat[stat.find('(') + 1:stat.rfind(')')]})"
     except OSError:
         return str(pid)
+
+
+def death_signal(argv: list[str], otherwise: int) -> int:
+    """The signal that ends a process started with argv for good: SIGTERM for srun (above)."""
+    program = str(argv[0] if isinstance(argv, (list, tuple)) and argv else argv)
+    return signal.SIGTERM if os.path.basename(program) == STEP_LAUNCHER else otherwise
+
+
+def stop_started(processes, group: bool = False) -> None:
+    """Ends processes this one started (subprocess.Popen), at once: srun with SIGTERM, waited
+    for (its step ends on every node), every other with SIGKILL, to its process group where
+    `group` (a process in a session of its own, with its children)."""
+    for process in processes:
+        if process.poll() is not None:
+            continue
+        how = death_signal(process.args, signal.SIGKILL)
+        try:
+            if group and how == signal.SIGKILL:
+                os.killpg(process.pid, how)
+            else:
+                process.send_signal(how)
+        except ProcessLookupError:
+            pass
+    for process in processes:
+        try:
+            process.wait(STEP_CANCEL_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

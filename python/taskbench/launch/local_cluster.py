@@ -9,6 +9,8 @@ import sys
 import tempfile
 import time
 
+from taskbench.launch import leftovers
+
 STOP_SECONDS = 15.0  # a host's start method (ssh) that hangs must not hang the run's end
 # Run on each host at the end: the cluster's processes there, found by the marker, by pid.
 KILL_MARKED = "import sys; from taskbench.launch.leftovers import kill_all; kill_all(*sys.argv[1:])"
@@ -48,12 +50,9 @@ class LocalCluster:
 
     def stop(self) -> None:
         """SIGKILL: the run is over and nothing in these processes is worth a graceful close
-        (their scratch folder goes with them); it ends them at once, in every state."""
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.kill()
-        for process in self.processes.values():
-            process.wait()
+        (their scratch folder goes with them); it ends them at once, in every state. (An srun
+        that started one on a Slurm node gets SIGTERM: leftovers.stop_started.)"""
+        leftovers.stop_started(list(self.processes.values()))
         self._stop_the_rest()
         self._folder.cleanup()
 

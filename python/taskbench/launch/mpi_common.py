@@ -42,6 +42,20 @@ def rank_layout(system, options) -> LaunchOptions:
     return replace(options, ranks=ranks, threads_per_rank=threads)
 
 
+def cluster_layout(system, options: LaunchOptions) -> LaunchOptions:
+    """Ranks across the hosts, unless --ranks or the registry entry says: one per core of every
+    host (and a driver rank, for a system that has one), or for a hybrid system one per host with
+    its cores as threads (the fewest any has)."""
+    cluster = options.cluster
+    if options.ranks or system.ranks:
+        return options
+    if system.threads_flag:
+        threads = options.threads_per_rank or min(h.cores for h in cluster.hosts)
+        return replace(options, ranks=len(cluster), threads_per_rank=threads)
+    # A driver rank that only submits work comes on top, on the first host (ranks go round).
+    return replace(options, ranks=cluster.cores + system.driver_rank)
+
+
 def numa_nodes() -> int:
     """NUMA nodes holding a CPU this process may run on (1 where the kernel does not say)."""
     allowed = os.sched_getaffinity(0)

@@ -26,13 +26,12 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
-from dataclasses import replace
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import loopback
+from taskbench.launch import loopback, slurm_hosts
 from taskbench.launch.hosts import HOSTS_VARIABLE, Cluster
-from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, find_launcher, flavour,
-                                         rank_layout, running_as_root)
+from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, cluster_layout, find_launcher,
+                                         flavour, rank_layout, running_as_root)
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
                                    threads_flags)
 
@@ -51,20 +50,6 @@ def why_not_here(system) -> str:
     if find_launcher(system) is None:
         return f"no {flavour(system)} launcher found on PATH ({', '.join(LAUNCHER_NAMES[flavour(system)][:2])})"
     return ""
-
-
-def cluster_layout(system, options: LaunchOptions) -> LaunchOptions:
-    """Ranks across the hosts, unless --ranks or the registry entry says: one per core of every
-    host (and a driver rank, for a system that has one), or for a hybrid system one per host with
-    its cores as threads (the fewest any has)."""
-    cluster = options.cluster
-    if options.ranks or system.ranks:
-        return options
-    if system.threads_flag:
-        threads = options.threads_per_rank or min(h.cores for h in cluster.hosts)
-        return replace(options, ranks=len(cluster), threads_per_rank=threads)
-    # A driver rank that only submits work comes on top, on the first host (ranks go round).
-    return replace(options, ranks=cluster.cores + system.driver_rank)
 
 
 def hosts_network(cluster: Cluster) -> str | None:
@@ -90,6 +75,11 @@ def across_hosts(cluster: Cluster, threads: int) -> list[str]:
     argv = ["--host", ",".join(f"{h.address}:{h.cores}" for h in cluster.hosts),
             "--map-by", f"node:PE={threads}" if threads > 1 else "node",
             "--mca", "plm_rsh_agent", f"{sys.executable} -m taskbench.launch.host_agent"]
+    if slurm_hosts.is_allocation(cluster):
+        # Inside an allocation Open MPI takes Slurm's own node list and starts its daemons with
+        # srun, over --host and the agent ("All nodes which are allocated for this job are
+        # already filled", measured): these hosts and the agent are the run's.
+        argv += ["--mca", "ras", "^slurm", "--mca", "plm", "rsh"]
     network = hosts_network(cluster)
     if network is not None:
         argv += ["--mca", "oob_tcp_if_include", network, "--mca", "btl_tcp_if_include", network]

@@ -87,14 +87,9 @@ def supervise(driver: subprocess.Popen, pools: dict[str, subprocess.Popen]) -> i
 
 
 def stop(processes: list[subprocess.Popen]) -> None:
-    """SIGKILL by process group: a pool's workers are its children, in its group."""
-    for process in processes:
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        process.wait()
+    """SIGKILL by process group: a pool's workers are its children, in its group (an srun that
+    started a pool on a Slurm node gets SIGTERM: leftovers.stop_started)."""
+    leftovers.stop_started(processes, group=True)
 
 
 def start_pools(cluster: Cluster, workers: int, port: int, folder: Path,

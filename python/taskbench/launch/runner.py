@@ -13,12 +13,15 @@ import signal
 import subprocess
 import tempfile
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from taskbench import provenance
-from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, failed_rank_watch, guard, host_facts, leftovers, plan, tied
+from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.launch import (MPI_LAUNCHERS, LaunchOptions, failed_rank_watch, guard, host_facts, leftovers, plan,
+                              slurm_hosts, tied)
 from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
 from taskbench.launch.external import missing_summary
 from taskbench.launch.hosts import Cluster
@@ -32,6 +35,9 @@ TAIL_CHARS = 4000
 SYSTEM_MESSAGE_PREFIX = "taskbench: "
 # After a run was killed, how long to wait for its pipes to close before giving up on them.
 DRAIN_SECONDS = 5.0
+# A run inside a Slurm job ends this long before the job's time limit, so that its end is stored
+# before Slurm's SIGTERM comes.
+JOB_END_MARGIN_SECONDS = 10.0
 # A run is disturbed when other processes used more than DISTURBED_CORES cores on average while
 # it ran: a quarter of a core taken from somewhere, which a run of every core feels at once (a
 # timestep waits for its slowest thread). The reading comes from /proc/stat, in 10 ms ticks
@@ -200,15 +206,33 @@ def _death_signal(is_mpi: bool) -> int:
     return signal.SIGTERM if is_mpi else signal.SIGKILL
 
 
+def _within_job_limit(timeout: float | None) -> tuple[float | None, str]:
+    """The run's timeout, cut short where the Slurm job the harness runs in ends first, with the
+    reason a run ended by it is given; "" when the job's limit is not the nearer."""
+    left = slurm_hosts.seconds_left()
+    if left is None:
+        return timeout, ""
+    room = left - JOB_END_MARGIN_SECONDS
+    job = os.environ.get("SLURM_JOB_ID", "")
+    if room <= 0:
+        raise UserError(f"Slurm job {job} reaches its time limit in {max(0, left):.0f} s: no run starts now "
+                        "(stored runs are kept; `--resume` continues a sweep in a new job)", EXIT_ENVIRONMENT)
+    if timeout is not None and timeout <= room:
+        return timeout, ""
+    return room, (f"stopped {JOB_END_MARGIN_SECONDS:g} s before Slurm job {job}'s time limit, after {room:.0f} s "
+                  "(a result cut short by the job is no result)")
+
+
 def run_once(system, flags: list[str], options: LaunchOptions | None = None,
              timeout: float | None = None) -> RunOutcome:
     options = options or LaunchOptions()
+    timeout, job_limit = _within_job_limit(timeout)
     with tempfile.TemporaryDirectory(prefix="taskbench-run-") as tmp:
         report_path = Path(tmp) / "report.json"
         # An external command (another suite's port) does not know -json: its summary lines count.
         json_flags = [] if system.external else ["-json", str(report_path)]
         launch = plan(system, [*flags, *json_flags], options)
-        is_mpi = (options.launcher or system.launcher) in MPI_LAUNCHERS
+        is_mpi = system.launcher in MPI_LAUNCHERS  # --launcher picks only an MPI system's launcher
         # Not in set_env: neither is provenance, and both change with every run. The launch's
         # marker finds its processes at a timeout; the harness's, when the harness is gone.
         marker = leftovers.new_marker()
@@ -221,6 +245,8 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
             env[WATCH_VARIABLE] = str(watch.path)
         try:
             outcome = _run(launch, env, marker, watch, is_mpi, timeout, report_path, options.cluster)
+            if outcome.status == "timeout" and job_limit:
+                outcome.reason = job_limit
         finally:
             if watch is not None:
                 watch.close()
@@ -269,7 +295,9 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
         if cluster is None:
             stdout, stderr = proc.communicate(timeout=timeout)
         else:  # a launcher across hosts may not end after a rank failed (failed_rank_watch.py)
-            stdout, stderr, verdict = failed_rank_watch.communicate(proc, timeout, lambda: _kill_launch(proc, marker))
+            with slurm_hosts.NodeWatch(cluster) if slurm_hosts.is_allocation(cluster) else nullcontext() as nodes:
+                stdout, stderr, verdict = failed_rank_watch.communicate(
+                    proc, timeout, lambda: _kill_launch(proc, marker), nodes.lost if nodes else lambda: None)
     except subprocess.TimeoutExpired:
         _kill_launch(proc, marker)
         stdout, stderr = _drain(proc)
@@ -294,6 +322,8 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     if verdict == "validation":
         outcome.status, outcome.reason = "validation", _system_message(stderr)
         outcome.exit_code = SYSTEM_EXIT_VALIDATION
+    elif verdict not in (None, "timeout"):  # a host lost (slurm_hosts.NodeWatch)
+        outcome.status, outcome.reason = "failed", verdict
     elif outcome.status != "timeout" and proc.returncode != 0:
         if watch is not None:
             watch.stop()  # the launch has ended: every rank's end is known

@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 
+from taskbench.launch import leftovers
+
 PR_SET_PDEATHSIG = 1
 
 _prctl = None
@@ -49,7 +51,9 @@ def _tie_to(parent: int, death_signal: int):
 
 
 def popen(argv: list[str], death_signal: int = signal.SIGKILL, **kwargs) -> subprocess.Popen:
-    """subprocess.Popen(argv, **kwargs) whose child receives `death_signal` when we die."""
+    """subprocess.Popen(argv, **kwargs) whose child receives `death_signal` when we die; an srun
+    gets SIGTERM, which ends its job step on every node (SIGKILL would leave it, leftovers.py)."""
     if _prctl is not None:
+        death_signal = leftovers.death_signal(argv, death_signal)
         kwargs["preexec_fn"] = _tie_to(os.getpid(), int(death_signal))
     return subprocess.Popen(argv, **kwargs)

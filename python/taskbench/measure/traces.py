@@ -83,7 +83,6 @@ def read_trace(path: Path) -> dict | None:
 
 def trace_campaign(store, registry, name: str, params, analysis, console, git_revision) -> None:
     """The traced run of every system of a finished METG campaign (kept when already stored)."""
-    options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher)
     build = registry.layout.build_dir
     for system_name, curve in analysis.curves.items():
         iterations, why = size_near_metg(curve)
@@ -94,6 +93,10 @@ def trace_campaign(store, registry, name: str, params, analysis, console, git_re
         if store.get_run(name, key) is not None:
             continue
         system = registry.require_available(system_name)
+        # On this machine: --launcher picks an MPI system's launcher only (another's srun steps
+        # need the sweep's hosts, which a traced run does not span).
+        options = LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank,
+                                launcher=params.launcher if system.is_mpi else None)
         if not why_no_breakdown(system, build):
             system = with_breakdown(system, build, registry)
         with tempfile.TemporaryDirectory(prefix="taskbench-trace-") as tmp:

@@ -32,14 +32,16 @@ from taskbench.studies.results import fastest
 
 KIND = "study"
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
-REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts")
+REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts", "launcher")
 
 
 def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
-         timeout: float, retries: int, parent: str = "", cluster: Cluster | None = None) -> dict:
+         timeout: float, retries: int, parent: str = "", cluster: Cluster | None = None,
+         launcher: str | None = None) -> dict:
     """The campaign's params: the request, what cannot run and why, the grid, and the sweeps of
     the study's METG part, if it has one (campaigns PARENT-LABEL, as a METG study's). With a
-    cluster description (--hosts), the study's runs over 1..N of its hosts."""
+    cluster description (--hosts), the study's runs over 1..N of its hosts, the MPI systems'
+    ranks started by `launcher` (mpirun or srun; None: the registry's)."""
     if cluster is not None and study.hosts_grid is None:
         from taskbench.studies.catalog import PRESETS  # the catalog imports this module
         across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
@@ -69,11 +71,15 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
               "grid": [r.to_dict() for r in grid]}
     if cluster is not None:
         params["hosts"] = campaign.hosts_params(cluster)
+    if launcher is not None:
+        params["launcher"] = launcher
     if study.metg is not None:
         metg_reps = min(reps, study.metg.quick_reps if quick else study.metg.reps)
         sweeps = metg_execute.plan(study.metg, registry, runnable, quick, metg_reps, timeout,
                                    provenance.available_cores(), parent,
                                    None if cluster is None else study.hosts_sweeps(quick, cluster))
+        for sweep in sweeps["sweeps"]:
+            sweep["params"]["launcher"] = launcher
         params.update(sweeps=sweeps["sweeps"], notes=sweeps["notes"])
     return params
 
@@ -125,11 +131,12 @@ def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> 
             if _noisy(fastest(tries.get(r.point_id, [])))]
 
 
-def launch_options(system, cores: int | None, hosts: Cluster | None = None) -> LaunchOptions:
+def launch_options(system, cores: int | None, hosts: Cluster | None = None,
+                   launcher: str | None = None) -> LaunchOptions:
     """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads;
-    across `hosts`, every core of each."""
+    across `hosts`, every core of each, an MPI system's ranks started by `launcher`."""
     if hosts is not None:
-        return LaunchOptions(cluster=hosts)
+        return LaunchOptions(launcher=launcher, cluster=hosts)
     return campaign.on_cores(system, cores)
 
 
@@ -152,7 +159,8 @@ def run(store, registry, build_dir, name: str, console, git_revision: str | None
                 system = variants[(planned.system, planned.breakdown)]
                 hosts = first_hosts(cluster, planned.hosts) if planned.hosts is not None else None
                 campaign.execute_one(store, system, list(planned.flags), campaign=name, key=planned.key,
-                                     rep=planned.rep, options=launch_options(system, planned.cores, hosts),
+                                     rep=planned.rep, options=launch_options(system, planned.cores, hosts,
+                                                                           params.get("launcher")),
                                      timeout=params["timeout"], git_revision=git_revision, stats=stats)
                 bar.advance(planned.key)
             round_number += 1
