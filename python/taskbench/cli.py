@@ -10,13 +10,13 @@ import sys
 import threading
 
 from taskbench import __version__
-from taskbench.commands import (campaigns, compare, export, hosts, metg, peak, predict, report, run, study,
-                                systems)
+from taskbench.commands import (campaigns, compare, export, hosts, metg, peak, predict, reference, report, run,
+                                study, systems)
 from taskbench.context import make_context
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError, did_you_mean
 
 COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, predict, study, report,
-                                                      compare, export, campaigns, hosts)}
+                                                      compare, export, campaigns, hosts, reference)}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -12,6 +12,7 @@ from taskbench.console import NOTES, Fit
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK
 from taskbench.launch import LaunchOptions
 from taskbench.launch.mpi_common import rank_layout
+from taskbench.reference import sc20
 
 WHY = "description / why not available"  # the TSV column (scripts read it by this name)
 # The short view: the one column that may be cut to keep a system on one line.
@@ -61,6 +62,8 @@ def main(args, ctx) -> int:
         ctx.console.table(title, columns, rows, SHORT_FIT)
         if any(s.reason for s in systems):
             ctx.console.note("each reason in full: taskbench systems --long")
+    ctx.console.note(f"published only (no package registry has them): {', '.join(sc20.PUBLISHED_ONLY)}; the SC20 "
+                     "paper's figures for them: taskbench reference")
     if not registry.systems:
         ctx.console.warn(f"no registry entries found (looked in {ctx.layout.systems_dir})")
         return EXIT_ENVIRONMENT

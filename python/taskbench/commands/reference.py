@@ -1,0 +1,49 @@
+"""`taskbench reference`: the SC20 paper's published METG(50%), per system and node count, from
+the data sets the project derives from the paper's raw logs (docs/reference.md), with the
+paper's definition of METG. Labelled as published, never as a measurement of this machine."""
+
+from __future__ import annotations
+
+from taskbench import units
+from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.reference import sc20
+
+SOURCE_LABEL = "published (Cori, SC20)"
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser("reference", parents=[common],
+                              help="the SC20 paper's published METG(50%) per system and node count")
+    p.add_argument("--pattern", default="stencil_1d", help="dependence pattern (default stencil_1d)")
+    p.add_argument("--graphs", type=int, default=1, help="task graphs run at once (default 1)")
+    p.add_argument("--data", choices=list(sc20.DATA_SETS), default="compute",
+                   help="the paper's data set: compute (Figs. 7-10, default) or radix (dependencies per task)")
+    p.add_argument("--all", action="store_true", help="also the variants the paper's figures leave out")
+    return p
+
+
+def main(args, ctx) -> int:
+    rows = [r for r in sc20.shipped(args.data) if args.all or r["visible"] == "True"]
+    patterns = sorted({r["pattern"] for r in rows})
+    if args.pattern not in patterns:
+        raise UserError(f"--pattern {args.pattern}: the {args.data} data set has {', '.join(patterns)}", EXIT_USAGE)
+    rows = [r for r in rows if r["pattern"] == args.pattern and r["ngraphs"] == args.graphs]
+    if not rows:
+        graphs = sorted({r["ngraphs"] for r in sc20.shipped(args.data) if r["pattern"] == args.pattern})
+        raise UserError(f"--graphs {args.graphs}: {args.pattern} was published with {', '.join(map(str, graphs))} "
+                        "graph(s)", EXIT_USAGE)
+    swept = sc20.DATA_SETS[args.data]  # radix: one column per radix at its node count
+    column_of = (lambda r: f"{swept} {r[swept]}") if swept else (lambda r: units.count(r["nodes"], "node"))
+    order = sorted({(float(r[swept]) if swept else r["nodes"], column_of(r)) for r in rows})
+    columns = [c for _, c in order]
+    table: dict[str, dict[str, str]] = {}
+    for r in rows:
+        label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
+        table.setdefault(label, {})[column_of(r)] = units.seconds(r["metg_seconds"]) if r["metg_seconds"] else "—"
+    ctx.console.table(f"{SOURCE_LABEL}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
+                      f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
+                      ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]
+                                             for label, cells in sorted(table.items())])
+    ctx.console.note(f"from {sc20.SOURCE} at {sc20.COMMIT}, derived by this project's parser "
+                     f"(version {sc20.PARSER_VERSION}); Cori's Haswell nodes, 2020's software: docs/reference.md")
+    return EXIT_OK

@@ -1,0 +1,33 @@
+"""Reading the stdout of the original Task Bench: one block per run, each opened by
+"Running Task Benchmark", with the configuration of every task graph (its kernel's iterations
+among it), then the totals and "Elapsed Time". A file holds many runs (problem sizes and their
+repetitions); a block cut short (a run that died) has no "Elapsed Time" and is left out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BLOCK_START = "Running Task Benchmark"
+_ITERATIONS = re.compile(r"^\s*Iterations: (\d+)\s*$", re.M)
+_TOTAL = {name: re.compile(rf"^{name} (\S+)", re.M) for name in ("Total Tasks", "Total FLOPs", "Elapsed Time")}
+
+
+@dataclass(frozen=True)
+class LogRun:
+    iterations: tuple[int, ...]  # each graph's kernel iterations: the problem size
+    tasks: int
+    flops: float
+    elapsed_seconds: float
+
+
+def runs(text: str) -> list[LogRun]:
+    """Every complete run of a log, in the file's order."""
+    found = []
+    for block in text.split(BLOCK_START)[1:]:
+        totals = {name: rx.search(block) for name, rx in _TOTAL.items()}
+        if not all(totals.values()):
+            continue
+        found.append(LogRun(tuple(int(i) for i in _ITERATIONS.findall(block)), int(totals["Total Tasks"][1]),
+                            float(totals["Total FLOPs"][1]), float(totals["Elapsed Time"][1])))
+    return found
