@@ -21,6 +21,7 @@ from taskbench.measure import campaign, traces
 from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.kernels import kernel_info
 from taskbench.measure.sweep import SweepParams
+from taskbench.reference import published
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
 
@@ -76,6 +77,11 @@ def add_parser(subparsers, common):
     p.add_argument("--no-trace", dest="trace", action="store_false",
                    help="skip the one traced run per system at its METG (the report's Gantt charts)")
     p.add_argument("--html", help="also write the HTML report of this campaign to this file")
+    p.add_argument("--reference", choices=published.CHOICES,
+                   help="also show the paper's published METG for this pattern, in a table of its own "
+                        "(docs/reference.md)")
+    p.add_argument("--reference-nodes", type=int, action="append", metavar="N",
+                   help="the node counts of the published figures (repeatable; default 1)")
     p.add_argument("--external", action="append", metavar="NAME=CORES:COMMAND",
                    help="also sweep a command that takes the Task Bench flags and prints the original "
                         "summary lines, using CORES cores (repeatable; docs/harness.md)")
@@ -147,12 +153,16 @@ def main(args, ctx) -> int:
     if args.trace:
         traces.trace_campaign(ctx.store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
     _show(ctx, analysis)
+    if args.reference:
+        show_published(ctx, analysis.params, args.reference_nodes)
     _publish(ctx.store, name, analysis)
     _warn_about_results(ctx, analysis, stats)
     html = args.html or (DEFAULT_HTML if args.default else None)
     if html:
         from taskbench import report
-        ctx.console.note(f"report: {report.write_report(ctx.store, html, [name], ctx.console)}")
+        written = report.write_report(ctx.store, html, [name], ctx.console,
+                                      reference_nodes=(args.reference_nodes or [1]) if args.reference else None)
+        ctx.console.note(f"report: {written}")
     return _exit_status(ctx, analysis, stats, args.strict)
 
 
@@ -202,6 +212,15 @@ def _show(ctx, analysis) -> None:
             ctx.console.line(line)
     for line in notes_below_table(analysis):
         ctx.console.note(line)
+
+
+def show_published(ctx, params: SweepParams, nodes: list[int] | None) -> None:
+    """The paper's figures for the campaign's graph, in a table of their own (published.py)."""
+    found = published.metg_table(params.pattern, params.graphs, params.kernel, nodes or [1], ctx.console.quiet)
+    if isinstance(found, str):
+        ctx.console.note(found)
+    else:
+        ctx.console.table(*found)
 
 
 def _publish(store, name: str, analysis) -> None:

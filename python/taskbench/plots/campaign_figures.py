@@ -94,12 +94,22 @@ def _efficiency_band(ax, curve, threshold: float) -> bool:
     return True
 
 
-def efficiency_vs_granularity(analysis) -> Figure | None:
+def efficiency_vs_granularity(analysis, published: list[tuple[str, list[tuple[float, float]]]] = ()) -> Figure | None:
+    """published: (label, [(granularity, efficiency)]) curves of the paper (--reference sc20),
+    drawn dashed and thin, labelled as published: beside the measured ones, never among them."""
     p = analysis.params
     drawn = _per_curve(analysis, lambda ax, curve: _efficiency_band(ax, curve, p.threshold))
     if drawn is None:
         return None
     fig, ax = drawn
+    for k, (label, points) in enumerate(published):
+        color = REFERENCE_GREY if k % 2 else NOTE_GREY
+        ax.plot([g for g, _ in points], [e * 100 for _, e in points], linestyle="--", linewidth=0.8, alpha=0.7,
+                color=color, label=f"published (SC20): {label}")
+        # Named at its METG end (greys alone cannot tell the curves apart; their tops coincide).
+        efficient = [point for point in points if point[1] >= 0.5] or points
+        at = min(efficient, key=lambda point: point[0])
+        ax.text(at[0], at[1] * 100, label + " ", fontsize=6, color=color, ha="right", va="center", rotation=30)
     ax.axhline(p.threshold * 100, color="red", linestyle="--", linewidth=1, label=f"{p.threshold:.0%} threshold")
     log_axis(ax, "x", "task granularity = elapsed x cores / tasks", "s")
     ax.set_ylabel("efficiency (% of peak)")

@@ -30,6 +30,11 @@ _NAME = re.compile(r"^(?P<system>.+?)_ngraphs_(?P<ngraphs>\d+)_type_(?P<pattern>
 # crates.io, npm, Maven Central, the Go proxy; checked for issue 38): published rows only.
 PUBLISHED_ONLY = ("Chapel", "Charm++", "OmpSs", "PaRSEC DTD", "Regent", "Swift/T", "X10")
 COLUMNS = ["system", "label", "visible", "ngraphs", "pattern", "nodes", "sizes", "metg_seconds"]
+# The efficiency curves shipped (the paper's Fig. 7: 1 node), a row per problem size.
+CURVES = "compute-curves"
+CURVE_NODES = 1
+CURVE_COLUMNS = ["system", "label", "visible", "ngraphs", "pattern", "nodes", "iterations", "reps",
+                 "granularity_seconds", "efficiency"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class Row:
     nodes: int
     sizes: int  # problem sizes the curve has
     metg_seconds: float | None
+    points: tuple[paper_metg.Point, ...] = ()  # the curve (the Fig. 7 data at 1 node)
 
 
 def legend(source: Path) -> dict[str, tuple[str, str]]:
@@ -59,7 +65,7 @@ def derive(source: Path, folder: str) -> list[Row]:
         nodes = int(name["nodes"])
         points = paper_metg.curve(task_bench_log.runs(path.read_text(errors="replace")), nodes)
         rows.append(Row(name["system"], int(name["ngraphs"]), name["pattern"], name["value"], nodes, len(points),
-                        paper_metg.metg(points)))
+                        paper_metg.metg(points), tuple(points)))
     rows.sort(key=lambda r: (r.system, r.ngraphs, r.pattern, float(r.param or 0), r.nodes))
     keys = [(r.system, r.ngraphs, r.pattern, r.param, r.nodes) for r in rows]
     if len(set(keys)) != len(keys):
@@ -72,11 +78,7 @@ def csv_text(source: Path, folder: str) -> str:
     labels = legend(source)
     param = DATA_SETS[folder]
     out = io.StringIO()
-    out.write(f"# taskbench reference data set sc20-{folder}: METG(50%) per log of the SC20 paper's folder "
-              f"{folder}/ (Cori Haswell, 32 cores and {paper_metg.CORI_HASWELL_PEAK:.6e} FLOP/s per node)\n"
-              f"# source: {SOURCE} at commit {COMMIT}\n"
-              f"# derived by scripts/derive-reference.py, parser version {PARSER_VERSION}, with the paper's "
-              "METG definition (python/taskbench/reference/paper_metg.py)\n")
+    out.write(_header(folder, f"METG(50%) per log of the SC20 paper's folder {folder}/"))
     writer = csv.writer(out, lineterminator="\n")
     columns = COLUMNS[:5] + ([param] if param else []) + COLUMNS[5:]
     writer.writerow(columns)
@@ -85,6 +87,41 @@ def csv_text(source: Path, folder: str) -> str:
         writer.writerow([r.system, label, visible, r.ngraphs, r.pattern, *([r.param] if param else []), r.nodes,
                          r.sizes, "" if r.metg_seconds is None else f"{r.metg_seconds:.4g}"])
     return out.getvalue()
+
+
+def _header(name: str, what: str) -> str:
+    return (f"# taskbench reference data set sc20-{name}: {what} (Cori Haswell, 32 cores and "
+            f"{paper_metg.CORI_HASWELL_PEAK:.6e} FLOP/s per node)\n"
+            f"# source: {SOURCE} at commit {COMMIT}\n"
+            f"# derived by scripts/derive-reference.py, parser version {PARSER_VERSION}, with the paper's "
+            "METG definition (python/taskbench/reference/paper_metg.py)\n")
+
+
+def curves_text(source: Path) -> str:
+    """The efficiency curves of the compute/ logs at CURVE_NODES node(s): a row per size."""
+    labels = legend(source)
+    out = io.StringIO()
+    out.write(_header(CURVES, f"efficiency per problem size of the folder compute/ at {CURVE_NODES} node(s), "
+                              "the mean of the repetitions"))
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CURVE_COLUMNS)
+    for r in derive(source, "compute"):
+        if r.nodes != CURVE_NODES:
+            continue
+        label, visible = labels.get(r.system, (r.system, ""))
+        for point in r.points:
+            writer.writerow([r.system, label, visible, r.ngraphs, r.pattern, r.nodes, point.iterations[0], point.reps,
+                             f"{point.granularity_seconds:.4g}", f"{point.efficiency:.4g}"])
+    return out.getvalue()
+
+
+def shipped_curves() -> list[dict]:
+    lines = [l for l in (DATA / f"sc20-{CURVES}.csv").read_text().splitlines() if not l.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    for r in rows:
+        r["ngraphs"], r["nodes"], r["iterations"] = int(r["ngraphs"]), int(r["nodes"]), int(r["iterations"])
+        r["granularity_seconds"], r["efficiency"] = float(r["granularity_seconds"]), float(r["efficiency"])
+    return rows
 
 
 def shipped(folder: str) -> list[dict]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from taskbench import units
 from taskbench.measure.kernels import unit
 from taskbench.measure.reliability import busy_line
+from taskbench.reference import published
 from taskbench.report.page import Note, html_table, notes_html
 from taskbench.report.tables import answer, metg_table, notes_below_table
 from taskbench.report.trace_sections import trace_section
@@ -48,9 +49,10 @@ def _curve_notes(a, shown_as: str) -> list[Note]:
     return notes
 
 
-def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, plots, plots_trace) -> Section:
+def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, plots, plots_trace,
+                  reference_nodes: list[int] | None = None) -> Section:
     """`heading` is HTML; `shown_as` names the campaign in shared notes; figures is None without
-    matplotlib."""
+    matplotlib; reference_nodes: the paper's published METG at these node counts, apart."""
     head = [f"<h{level}>{heading}</h{level}>"]
     head += [f"<p class='answer'>{html.escape(line)}</p>" for line in answer(a)]
     named = "" if shown_as == a.name else f"campaign {a.name}: "
@@ -59,20 +61,34 @@ def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, pl
         head.append("<p class='warn'>UNFINISHED: `taskbench metg --resume` continues it</p>")
     head.append(html_table(*metg_table(a)))
     head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in notes_below_table(a)))
+    if reference_nodes:
+        head.append(_published(a, reference_nodes))
     tail = []
     if a.busy is not None:  # beside the figures it doubts, not only in the line above
         head.append(f"<p class='unreliable'>{html.escape(busy_line(a.busy))}</p>")
+    paper = (published.efficiency_curves(a.params.pattern, a.params.graphs, a.params.kernel)
+             if reference_nodes else [])
     if figures is not None:
         head.append("<div class='row'>"
                     + figures.add(f"{a.name}_metg", lambda: plots.metg_bars(a),
                                   f"METG per system, smallest first ({a.name})")
-                    + figures.add(f"{a.name}_fig7_efficiency", lambda: plots.efficiency_vs_granularity(a),
-                                  f"Fig. 7 style: efficiency vs task granularity ({a.name})")
+                    + figures.add(f"{a.name}_fig7_efficiency", lambda: plots.efficiency_vs_granularity(a, paper),
+                                  f"Fig. 7 style: efficiency vs task granularity ({a.name})"
+                                  + ("; dashed: published (Cori, SC20, 1 node)" if paper else ""))
                     + "</div>")
         tail.append(figures.add(f"{a.name}_fig6_throughput", lambda: plots.throughput_vs_size(a),
                                 f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
     traces, trace_notes = trace_section(store, a, figures, plots_trace, shown_as, level + 1)
     return Section(head, _curve_notes(a, shown_as) + trace_notes, tail + traces)
+
+
+def _published(a, nodes: list[int]) -> str:
+    """The paper's figures for the campaign's graph: a table of their own, titled as published."""
+    found = published.metg_table(a.params.pattern, a.params.graphs, a.params.kernel, nodes)
+    if isinstance(found, str):
+        return f"<p class='muted'>{html.escape(found)}</p>"
+    title, columns, rows = found
+    return f"<p class='params'>{html.escape(title)}</p>" + html_table(columns, rows)
 
 
 def campaign_group(sections: list[Section]) -> list[str]:

@@ -58,7 +58,10 @@ def _once(parts: list[str], texts: set[str]) -> list[str]:
     return kept
 
 
-def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console) -> Path:
+def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console,
+                 reference_nodes: list[int] | None = None) -> Path:
+    """reference_nodes: the paper's published METG at these node counts beside each METG
+    campaign (--reference sc20), in a table and curves of their own; None: not shown."""
     html_path = Path(html_path)
     names = list(dict.fromkeys(campaign_names or [c["name"] for c in store.campaigns()]))
     kinds = {n: store.campaign(n)["kind"] for n in names}
@@ -91,8 +94,8 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
         # system is fastest at small tasks.
         contents.append(("metg", "METG campaigns"))
         body.append("<h2 id='metg'>METG: which system is fastest at small tasks?</h2>")
-        sections = [metg_campaign(store, a, html.escape(a.name), a.name, 3, figures, plots, plots_trace)
-                    for a in analyses]
+        sections = [metg_campaign(store, a, html.escape(a.name), a.name, 3, figures, plots, plots_trace,
+                                  reference_nodes) for a in analyses]
         if len(analyses) > 1:
             body.append(metg_summary(analyses))
             for a, section in zip(analyses[1:], sections[1:]):

@@ -1,0 +1,59 @@
+"""The paper's figures beside a measurement (--reference sc20): a table of their own after the
+measured one, titled as published, for the campaign's pattern and graph count only; and the
+paper's efficiency curves for the Fig. 7 plot."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from taskbench.reference import published
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def metg_with_reference(db: Path, *quiet: str) -> subprocess.CompletedProcess:
+    got = subprocess.run([sys.executable, "-m", "taskbench", "--db", str(db), *quiet, "metg", "serial",
+                          "--reference", "sc20", "--reference-nodes", "1", "--reference-nodes", "256", "--steps", "10",
+                          "--width", "1", "--reps", "1", "--tries", "1", "--refine", "0"],
+                         capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+    assert got.returncode in (0, 5), got.stderr  # 5: a METG measured beside other processes
+    return got
+
+
+def tables(stdout: str) -> tuple[list[list[str]], list[list[str]]]:
+    """The measured table's rows and the published one's, split at the latter's header."""
+    lines = [l.split("\t") for l in stdout.splitlines()]
+    split = lines.index(["published system", "1 node", "256 nodes"])
+    return lines[1:split], lines[split + 1:]
+
+
+def test_metg_shows_the_published_figures_apart_from_the_measured_table(tmp_path):
+    got = metg_with_reference(tmp_path / "m.db")
+    measured, paper = tables(got.stdout)
+    assert [row[0] for row in measured if row[0] in ("serial", "MPI", "Chapel")] == ["serial"]
+    assert next(row for row in paper if row[0] == "MPI")[1:] == ["4.58 µs", "60.6 µs"]
+    assert "published (Cori, SC20), for comparison only (not measured here, not in any ranking)" in got.stderr
+    # -q: raw seconds, as the measured table gives them.
+    measured, paper = tables(metg_with_reference(tmp_path / "m.db", "-q").stdout)
+    assert [row[0] for row in measured] == ["serial"]
+    assert next(row for row in paper if row[0] == "MPI")[1:] == ["4.583e-06", "6.061e-05"]
+
+
+def test_no_published_figures_for_another_kernel_or_an_unpublished_graph():
+    assert published.metg_table("stencil_1d", 1, "memory_bound", [1]) == \
+        "published (Cori, SC20): the paper's METG figures are of compute_bound, not memory_bound"
+    assert published.metg_table("dom", 1, "compute_bound", [1]) == \
+        "published (Cori, SC20): the paper published no METG for dom with 1 graph"
+    assert published.efficiency_curves("stencil_1d", 1, "memory_bound") == []
+
+
+def test_the_papers_efficiency_curves_run_from_the_largest_problem_down():
+    curves = dict(published.efficiency_curves("stencil_1d", 1, "compute_bound"))
+    assert {"MPI", "Chapel", "Regent", "X10"} <= set(curves)
+    mpi = curves["MPI"]
+    assert len(mpi) == 22
+    assert mpi[0][1] > 0.95 and mpi[-1][1] < 0.5  # from near peak down past the threshold
+    assert mpi[0][0] > mpi[-1][0]
