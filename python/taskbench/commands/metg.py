@@ -20,6 +20,7 @@ from taskbench.launch.runner import DISTURBED_CORES, run_once
 from taskbench.measure import campaign, traces
 from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.kernels import kernel_info
+from taskbench.measure.metg import METG_METHODS
 from taskbench.measure.sweep import SweepParams
 from taskbench.reference import published
 from taskbench.registry.external import add_externals, externals_from_specs
@@ -56,6 +57,9 @@ def add_parser(subparsers, common):
     p.add_argument("--refine", type=int, default=3, help="sizes added inside each bracketing step (3)")
     p.add_argument("--max-spread", type=float, default=10.0,
                    help="mark a METG unreliable when its repetitions disagree by more than this percent (10)")
+    p.add_argument("--metg-method", choices=METG_METHODS, default="harness",
+                   help="harness: a METG per repetition, their median (default); paper: the SC20 paper's, the mean "
+                        "of the repetitions per size, then one METG (docs/reference.md)")
     p.add_argument("--strict", action="store_true",
                    help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (repetitions disagree, or no METG "
                         "while other processes disturbed the runs)")
@@ -140,7 +144,7 @@ def _params(args, ctx) -> SweepParams:
         threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
         refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
         timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
-        max_spread=args.max_spread / 100, hosts=hosts)
+        max_spread=args.max_spread / 100, hosts=hosts, metg_method=args.metg_method)
 
 
 def main(args, ctx) -> int:

@@ -9,7 +9,8 @@ from taskbench import units
 from taskbench.launch import MPI_LAUNCHERS
 from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.measure.metg import (CurvePoint, MetgSummary, efficiency, metg_of_curve, paper_metg, relative_spread,
+                                    summarize)
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
 from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge
 from taskbench.measure.sweep import SweepParams, best_of
@@ -124,6 +125,8 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
         values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
         curve.summary = summarize(values, params.max_spread)
+        if params.metg_method == "paper":  # the range and spread stay the repetitions' own
+            curve.summary.median = paper_metg(curve.reps, params.threshold)
         reasons = judge(values, system_runs, campaign, runs, params.threshold,
                         curve.processor == "cpu" and (cores or 1) > 1)
         if curve.summary.median is None:  # no figure to doubt, but its absence may be noise

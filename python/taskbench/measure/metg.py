@@ -157,3 +157,22 @@ def relative_spread(values: list[float]) -> float | None:
         return None
     mid = statistics.median(values)
     return (max(values) - min(values)) / mid if mid > 0 else None
+
+
+METG_METHODS = ("harness", "paper")
+
+
+def paper_metg(reps: dict[int, list[CurvePoint]], threshold: float) -> float | None:
+    """METG as the SC20 paper reduced its data (taskbench.reference.paper_metg): per size the
+    mean elapsed time of the repetitions (granularity grows with it: their mean; efficiency
+    falls with it: the harmonic mean of theirs), then the one curve's METG."""
+    from taskbench.reference.paper_metg import Point, metg  # the paper's reduction, kept with its data
+    sizes: dict[int, list[CurvePoint]] = {}
+    for points in reps.values():
+        for p in points:
+            if p.ok:
+                sizes.setdefault(p.iter, []).append(p)
+    curve = [Point((it,), len(same), statistics.mean(p.granularity for p in same),
+                   0.0 if any(p.efficiency <= 0 for p in same) else len(same) / sum(1 / p.efficiency for p in same))
+             for it, same in sorted(sizes.items(), reverse=True)]
+    return metg(curve, threshold)

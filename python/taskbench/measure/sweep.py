@@ -88,6 +88,11 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
+    # How the reported METG is read from the repetitions: "harness" (a METG per repetition, the
+    # median; docs/harness.md) or "paper" (the SC20 paper's: the mean of the repetitions per
+    # size, then one METG; taskbench.reference.paper_metg), so that a figure can be compared with
+    # a published one on the same definition. The sweep itself is the same.
+    metg_method: str = "harness"
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -12,7 +12,7 @@ from taskbench.measure.kernels import unit
 from taskbench.measure.reliability import busy_line
 from taskbench.reference import published
 from taskbench.report.page import Note, html_table, notes_html
-from taskbench.report.tables import answer, metg_table, notes_below_table
+from taskbench.report.tables import answer, definition, metg_table, notes_below_table
 from taskbench.report.trace_sections import trace_section
 
 
@@ -32,7 +32,7 @@ def _params_line(a) -> str:
     background = a.background_load
     noise = f", background load {background:.2f} cores" if background is not None else ""
     return (f"{p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide, "
-            f"{units.count(p.reps, 'repetition')}, threshold {p.threshold:.0%}{noise}")
+            f"{units.count(p.reps, 'repetition')}, threshold {p.threshold:.0%}, {definition(p)}{noise}")
 
 
 def _curve_notes(a, shown_as: str) -> list[Note]:

@@ -189,7 +189,14 @@ def campaign_title(analysis) -> str:
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
     hosts = f", across {len(p.hosts['hosts'])} hosts" if getattr(p, "hosts", None) else ""
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide"
-            f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}{noise}{unfinished}")
+            f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}, {definition(p)}{noise}{unfinished}")
+
+
+def definition(params) -> str:
+    """Which METG the figures are (--metg-method), said wherever they are shown."""
+    if getattr(params, "metg_method", "harness") == "paper":
+        return "METG the paper's way (the mean of the repetitions per size, then one METG)"
+    return "METG the median of the repetitions' own"
 
 
 # On a terminal the parts are headers of their own (the title says "ns per task").
