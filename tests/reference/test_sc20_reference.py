@@ -99,3 +99,26 @@ def test_taskbench_reference_prints_every_published_system_and_refuses_an_unknow
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("taskbench: --pattern stencil: the compute data set has fft, nearest, no_comm, "
                                   "spread, stencil_1d")
+
+
+@pytest.mark.skipif(not (RAW / "legend.csv").is_file(),
+                    reason=f"the paper's raw logs are not here ({RAW}: development machines only)")
+@pytest.mark.parametrize("log, nodes, paper_us, harness_us", [
+    ("compute/mpi/mpi_nonblock_ngraphs_1_type_stencil_1d_nodes_1.log", 1, 4.58, 4.47),
+    ("compute/mpi/mpi_nonblock_ngraphs_1_type_stencil_1d_nodes_64.log", 64, 11.7, 11.1),
+    ("compute/mpi/mpi_nonblock_ngraphs_1_type_stencil_1d_nodes_128.log", 128, 28.6, 30.4),
+    ("compute/mpi/mpi_nonblock_ngraphs_1_type_stencil_1d_nodes_256.log", 256, 60.6, 41.7),
+    ("radix/mpi/mpi_nonblock_ngraphs_1_type_nearest_radix_0_nodes_1.log", 1, 0.387, 0.384),
+    ("radix/mpi/mpi_nonblock_ngraphs_1_type_nearest_radix_3_nodes_1.log", 1, 4.60, 4.53),
+])
+def test_the_two_definitions_on_the_papers_mpi_logs(log, nodes, paper_us, harness_us):
+    """docs/reference.md's table: the paper's reduction and the harness's (a METG per repetition,
+    log-interpolated, their median) of the same raw logs."""
+    from taskbench.measure.metg import CurvePoint, metg_of_curve, summarize
+    runs = task_bench_log.runs((RAW / log).read_text())
+    assert paper_metg.metg(paper_metg.curve(runs, nodes)) * 1e6 == pytest.approx(paper_us, rel=0.005)
+    per_rep = [[CurvePoint(r.iterations[0], r.elapsed_seconds * nodes * 32 / r.tasks,
+                           r.flops / r.elapsed_seconds / nodes / paper_metg.CORI_HASWELL_PEAK) for r in rep]
+               for rep in task_bench_log.repetitions(runs).values()]
+    median = summarize([metg_of_curve(points, 0.5) for points in per_rep]).median
+    assert median * 1e6 == pytest.approx(harness_us, rel=0.005)

@@ -31,3 +31,15 @@ def runs(text: str) -> list[LogRun]:
         found.append(LogRun(tuple(int(i) for i in _ITERATIONS.findall(block)), int(totals["Total Tasks"][1]),
                             float(totals["Total FLOPs"][1]), float(totals["Elapsed Time"][1])))
     return found
+
+
+def repetitions(runs: list[LogRun]) -> dict[int, list[LogRun]]:
+    """The runs by repetition: the k-th run of a problem size in the log is its repetition k
+    (the logs hold each size's repetitions one after another)."""
+    seen: dict[tuple[int, ...], int] = {}
+    reps: dict[int, list[LogRun]] = {}
+    for run in runs:
+        k = seen.get(run.iterations, 0)
+        seen[run.iterations] = k + 1
+        reps.setdefault(k, []).append(run)
+    return reps
