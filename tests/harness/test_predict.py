@@ -67,7 +67,7 @@ def test_a_limit_beyond_the_node_counts_given_is_said_and_counts_are_integers(cl
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--work", "1", "--tasks", "10"], "give the METG: --metg SECONDS (or NODES=SECONDS ...), or --system NAME"),
+    (["--work", "1", "--tasks", "10"], "give the METG: --metg SECONDS (or NODES=SECONDS ...), --system NAME or --reference-system LABEL"),
     (["--metg", "fast", "--work", "1", "--tasks", "10"], "--metg 'fast': not a number"),
     (["--metg", "1e-6", "--metg", "2=1e-6", "--work", "1", "--tasks", "10"], "not both"),
     (["--metg", "1e-6", "--work", "-1", "--tasks", "10"], "--work '-1.0': must be positive"),

@@ -57,3 +57,21 @@ def test_the_papers_efficiency_curves_run_from_the_largest_problem_down():
     assert len(mpi) == 22
     assert mpi[0][1] > 0.95 and mpi[-1][1] < 0.5  # from near peak down past the threshold
     assert mpi[0][0] > mpi[-1][0]
+
+
+def test_predict_takes_the_published_metg_per_node_count():
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    run = [sys.executable, "-m", "taskbench", "predict", "--work", "40.96", "--tasks-per-core", "1000",
+           "--cores-per-node", "32"]
+    got = subprocess.run([*run, "--reference-system", "MPI"], capture_output=True, text=True, env=env, timeout=60)
+    assert got.returncode == 0, got.stderr
+    rows = [l.split("\t") for l in got.stdout.splitlines()[1:] if l[:1].isdigit()]
+    assert [(r[0], r[4], r[7]) for r in rows] == [
+        ("1", "4.58 µs", "yes"), ("2", "7.78 µs", "yes"), ("4", "8.37 µs", "yes"), ("8", "8.33 µs", "yes"),
+        ("16", "9.74 µs", "yes"), ("32", "10.5 µs", "yes"), ("64", "11.7 µs", "yes"), ("128", "28.6 µs", "no"),
+        ("256", "60.6 µs", "no")]
+    assert "limit: 64 nodes, time to solution 20 ms" in got.stdout
+    bad = subprocess.run([*run, "--reference-system", "MPi"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == ("taskbench: --reference-system MPi: not a system the paper published; did you mean "
+                                  "MPI? (`taskbench reference` lists them)")

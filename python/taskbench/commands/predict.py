@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from taskbench import provenance, units
 from taskbench.console import Fit
-from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError, did_you_mean
 from taskbench.measure.analysis import analyze
 from taskbench.measure.predict import Application, predict
+from taskbench.reference import published, sc20
 
 DEFAULT_NODES = "1,2,4,8,16,32,64,128,256,512,1024"
 # The paper's Table 6: how far (mean factor) this prediction fell from measured strong scaling.
@@ -24,6 +25,10 @@ def add_parser(subparsers, common):
                    help="METG(50%%): one value for every node count, or one per node count (repeatable)")
     p.add_argument("--system", help="take the METG from this system's latest stored metg campaign")
     p.add_argument("--campaign", help="with --system: this metg campaign instead of the latest")
+    p.add_argument("--reference-system", metavar="LABEL",
+                   help="the SC20 paper's published METG per node count of this system (its label: "
+                        "`taskbench reference`), e.g. MPI or Charm++; Cori's nodes, 32 cores")
+    p.add_argument("--pattern", default="stencil_1d", help="with --reference-system: the pattern (stencil_1d)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="with --system: predict from a METG its campaign marked unreliable too")
     p.add_argument("--work", type=float, required=True,
@@ -82,9 +87,30 @@ def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool)
     return curve.summary.median
 
 
+def _published_metg(ctx, label: str, pattern: str) -> dict[int, float]:
+    """The paper's METG at each node count it published for this system (its Fig. 9 series)."""
+    rows = [r for r in sc20.shipped("compute") if r["ngraphs"] == 1 and r["metg_seconds"]]
+    labels = sorted({r["label"] for r in rows})
+    if label not in labels:
+        raise UserError(f"--reference-system {label}: not a system the paper published{did_you_mean(label, labels)} "
+                        f"(`taskbench reference` lists them)", EXIT_USAGE)
+    table = {r["nodes"]: r["metg_seconds"] for r in rows if r["label"] == label and r["pattern"] == pattern}
+    if not table:
+        patterns = sorted({r["pattern"] for r in rows if r["label"] == label})
+        raise UserError(f"--pattern {pattern}: the paper published {label} for {', '.join(patterns)}", EXIT_USAGE)
+    ctx.console.note(f"METG per node count: {published.LABEL}, {label}, {pattern}, 1 graph, the paper's definition "
+                     f"({units.count(len(table), 'node count')}; docs/reference.md)")
+    return table
+
+
 def _metg_by_nodes(args, ctx) -> dict[int, float]:
-    if bool(args.metg) == bool(args.system):
-        raise UserError("give the METG: --metg SECONDS (or NODES=SECONDS ...), or --system NAME", EXIT_USAGE)
+    if sum(map(bool, (args.metg, args.system, args.reference_system))) != 1:
+        raise UserError("give the METG: --metg SECONDS (or NODES=SECONDS ...), --system NAME or --reference-system "
+                        "LABEL", EXIT_USAGE)
+    if args.reference_system:
+        if args.nodes:
+            raise UserError("--nodes: with --reference-system the node counts are the paper's", EXIT_USAGE)
+        return _published_metg(ctx, args.reference_system, args.pattern)
     nodes = [_node_count(n, "--nodes") for n in (args.nodes or DEFAULT_NODES).split(",")]
     if args.system:
         metg = _stored_metg(ctx, args.system, args.campaign, args.allow_unreliable)
