@@ -75,3 +75,11 @@ def test_predict_takes_the_published_metg_per_node_count():
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("taskbench: --reference-system MPi: not a system the paper published; did you mean "
                                   "MPI? (`taskbench reference` lists them)")
+
+
+def test_the_dependencies_study_draws_the_papers_fig10_series():
+    from taskbench.studies.taskbench_paper import DEPENDENCIES, RADICES
+    series = dict(DEPENDENCIES.published())
+    assert set(series) == set(published.STUDY_SERIES)
+    assert [r for r, _ in series["MPI"]] == list(RADICES)
+    assert dict(series["MPI"])[0] == 3.869e-07 and dict(series["MPI"])[3] == 4.6e-06

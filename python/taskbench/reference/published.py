@@ -45,3 +45,19 @@ def efficiency_curves(pattern: str, graphs: int, kernel: str) -> list[tuple[str,
         if r["visible"] == "True" and r["pattern"] == pattern and r["ngraphs"] == graphs:
             curves.setdefault(r["label"], []).append((r["granularity_seconds"], r["efficiency"]))
     return sorted(curves.items())
+
+
+# The published systems a study figure draws beside the measured ones: the paper's baseline and
+# the fastest task-based systems (all of them would hide the measured lines).
+STUDY_SERIES = ("MPI", "Charm++", "OpenMP task")
+
+
+def metg_vs_radix(radices) -> list[tuple[str, list[tuple[int, float]]]]:
+    """The paper's Fig. 10 series (nearest, 1 graph, 1 node) at these radices."""
+    wanted = {str(r) for r in radices}
+    series: dict[str, list[tuple[int, float]]] = {}
+    for r in sc20.shipped("radix"):
+        if (r["label"] in STUDY_SERIES and r["pattern"] == "nearest" and r["ngraphs"] == 1 and r["nodes"] == 1
+                and r["radix"] in wanted and r["metg_seconds"]):
+            series.setdefault(r["label"], []).append((int(r["radix"]), r["metg_seconds"]))
+    return [(label, sorted(points)) for label, points in sorted(series.items())]

@@ -8,7 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
 
-from taskbench.plots import legend_below, log_axis, new_figure, ring_unreliable, style  # noqa: E402
+from taskbench.plots import NOTE_GREY, legend_below, log_axis, new_figure, ring_unreliable, style  # noqa: E402
 from taskbench.plots.colors import color_for  # noqa: E402
 
 
@@ -93,6 +93,11 @@ def metg_vs_parameter(result, study) -> Figure | None:
         drawn = True
     if not drawn:
         return None
+    # The paper's own series, grey and dashed, a marker each: beside the measured, never among them.
+    for k, (label, points) in enumerate(study.published() if study.published else []):
+        ax.plot([position[v] if study.categorical else v for v, _ in points], [m for _, m in points],
+                linestyle="--", marker="x+1"[k % 3], linewidth=0.9, color=NOTE_GREY, alpha=0.8,
+                label=f"published (Cori, SC20): {label}")
     if study.categorical:
         ax.set_xticks(range(len(values)))
         ax.set_xticklabels([str(v) for v in values], rotation=30, ha="right", fontsize=8)

@@ -42,6 +42,9 @@ class MetgStudy:
     log_axis: bool = False  # draw the parameter on a log scale (bytes)
     categorical: bool = False  # the values are names (patterns), not numbers
     full_minutes: str = ""  # the full run's measured or estimated time, for --list
+    # The paper's own series for this figure, drawn beside the measured ones, labelled as
+    # published: () -> [(label, [(value, METG seconds)])] (taskbench.reference.published).
+    published: Callable | None = None
     kind: str = field(default="metg", init=False)
 
     # The report's study section (report_studies.py) asks every preset for these three.

@@ -51,12 +51,17 @@ def _dependency_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE}) for r in RADICES]
 
 
+def _published_dependencies() -> list:
+    from taskbench.reference import published
+    return published.metg_vs_radix(RADICES)
+
+
 DEPENDENCIES = MetgStudy(
     name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
     figure_number="Fig. 10",
     paper=f"{TASK_BENCH}, Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
     parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
-    full_minutes="~30 min (estimated)")
+    full_minutes="~30 min (estimated)", published=_published_dependencies)
 
 PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
             ("spread", 5), ("random_nearest", 5))
