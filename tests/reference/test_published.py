@@ -83,3 +83,12 @@ def test_the_dependencies_study_draws_the_papers_fig10_series():
     assert set(series) == set(published.STUDY_SERIES)
     assert [r for r, _ in series["MPI"]] == list(RADICES)
     assert dict(series["MPI"])[0] == 3.869e-07 and dict(series["MPI"])[3] == 4.6e-06
+
+
+def test_the_systems_patterns_and_graphs_studies_draw_the_papers_fig9_series():
+    from taskbench.studies.taskbench_paper import GRAPHS_STUDY, PATTERNS_STUDY, SYSTEMS
+    assert dict(SYSTEMS.published())["MPI"] == [("stencil_1d", 4.583e-06)]
+    # nearest and spread of the paper's compute/ logs have 5 dependencies per task: "nearest r5" here
+    assert dict(PATTERNS_STUDY.published())["MPI"] == [("stencil_1d", 4.583e-06), ("fft", 5.702e-06),
+                                                       ("nearest r5", 6.76e-06), ("spread r5", 8.526e-06)]
+    assert dict(GRAPHS_STUDY.published())["MPI"] == [(1, 6.76e-06), (4, 7.013e-06)]

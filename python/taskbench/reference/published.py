@@ -61,3 +61,16 @@ def metg_vs_radix(radices) -> list[tuple[str, list[tuple[int, float]]]]:
                 and r["radix"] in wanted and r["metg_seconds"]):
             series.setdefault(r["label"], []).append((int(r["radix"]), r["metg_seconds"]))
     return [(label, sorted(points)) for label, points in sorted(series.items())]
+
+
+def metg_at(points: dict) -> list[tuple[str, list[tuple[object, float]]]]:
+    """The paper's series (compute data set, 1 node) at a study's values: points maps each value to
+    the (pattern, graphs) the paper published it as; values it did not publish are left out."""
+    wanted = {key: value for value, key in points.items()}
+    series: dict[str, list[tuple[object, float]]] = {}
+    for r in sc20.shipped("compute"):
+        value = wanted.get((r["pattern"], r["ngraphs"]))
+        if value is not None and r["label"] in STUDY_SERIES and r["nodes"] == 1 and r["metg_seconds"]:
+            series.setdefault(r["label"], []).append((value, r["metg_seconds"]))
+    order = list(points)
+    return [(label, sorted(found, key=lambda vm: order.index(vm[0]))) for label, found in sorted(series.items())]

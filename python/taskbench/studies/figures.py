@@ -95,8 +95,10 @@ def metg_vs_parameter(result, study) -> Figure | None:
         return None
     # The paper's own series, grey and dashed, a marker each: beside the measured, never among them.
     for k, (label, points) in enumerate(study.published() if study.published else []):
+        points = [(v, m) for v, m in points if v in position]  # the values this result has
         ax.plot([position[v] if study.categorical else v for v, _ in points], [m for _, m in points],
-                linestyle="--", marker="x+1"[k % 3], linewidth=0.9, color=NOTE_GREY, alpha=0.8,
+                linestyle="none" if study.categorical else "--", marker="x+1"[k % 3], linewidth=0.9, color=NOTE_GREY,
+                alpha=0.8,
                 label=f"published (Cori, SC20): {label}")
     if study.categorical:
         ax.set_xticks(range(len(values)))

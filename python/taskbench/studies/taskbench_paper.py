@@ -37,12 +37,17 @@ def _systems_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})]
 
 
+def _published_systems() -> list:
+    from taskbench.reference import published
+    return published.metg_at({"stencil_1d": ("stencil_1d", 1)})
+
+
 SYSTEMS = MetgStudy(
     name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
     figure_number="Fig. 9a",
     paper=f"{TASK_BENCH}, Figs. 7 and 9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
     parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
-    full_minutes="~25 min (estimated: 28 systems, 3 repetitions)")
+    full_minutes="~25 min (estimated: 28 systems, 3 repetitions)", published=_published_systems)
 
 RADICES = (0, 1, 3, 5, 7, 9)
 
@@ -72,12 +77,19 @@ def _pattern_sweeps(quick: bool, cores: int) -> list[Sweep]:
             for p, r in PATTERNS]
 
 
+def _published_patterns() -> list:
+    """The paper's Fig. 9a-c at 1 node (its nearest and spread have 5 dependencies per task) and fft."""
+    from taskbench.reference import published
+    return published.metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1), "nearest r5": ("nearest", 1),
+                              "spread r5": ("spread", 1)})
+
+
 PATTERNS_STUDY = MetgStudy(
     name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
     figure_number="Fig. 9a-c",
     paper=f"{TASK_BENCH}, Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
     parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
-    full_minutes="~35 min (estimated)")
+    full_minutes="~35 min (estimated)", published=_published_patterns)
 
 GRAPHS = (1, 2, 4)
 
@@ -86,12 +98,17 @@ def _graph_sweeps(quick: bool, cores: int) -> list[Sweep]:
     return [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g}) for g in GRAPHS]
 
 
+def _published_graphs() -> list:
+    from taskbench.reference import published
+    return published.metg_at({1: ("nearest", 1), 4: ("nearest", 4)})
+
+
 GRAPHS_STUDY = MetgStudy(
     name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
     figure_number="Fig. 9d",
     paper=f"{TASK_BENCH}, Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
     parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
-    full_minutes="~20 min (estimated)")
+    full_minutes="~20 min (estimated)", published=_published_graphs)
 
 OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
 OUTPUT_BYTES_QUICK = (16, 1024, 65536)
