@@ -67,3 +67,23 @@ def test_cpus_per_node_is_read_as_slurm_writes_it(text, nodes, counts):
 def test_a_cpu_count_that_does_not_fit_is_one_line(text, message):
     with pytest.raises(UserError, match=message):
         slurm_hosts.cpus_per_node(text, 3)
+
+
+@pytest.mark.parametrize("said, seconds", [("59:58", 3598), ("1:00:00", 3600), ("2-03:04:05", 183845),
+                                           ("UNLIMITED", None), ("INVALID", None)])
+def test_the_jobs_time_left_is_read_from_squeue(tmp_path, monkeypatch, said, seconds):
+    squeue = tmp_path / "squeue"
+    squeue.write_text(f"#!/bin/sh\n[ \"$1 $2 $3\" = \"-h -j 77\" ] && echo '{said}'\n")
+    squeue.chmod(squeue.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setenv("SLURM_JOB_ID", "77")
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "node[1-3]")
+    monkeypatch.setattr(slurm_hosts, "_ends_at", None)
+    left = slurm_hosts.seconds_left()
+    assert left == (None if seconds is None else pytest.approx(seconds, abs=1))
+
+
+def test_no_time_limit_outside_a_job(monkeypatch):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.delenv("SLURM_JOB_NODELIST", raising=False)
+    assert slurm_hosts.seconds_left() is None
