@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from taskbench import units
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
-from taskbench.reference import sc20
-
-SOURCE_LABEL = "published (Cori, SC20)"
+from taskbench.reference import published, sc20
 
 
 def add_parser(subparsers, common):
@@ -40,7 +38,7 @@ def main(args, ctx) -> int:
     for r in rows:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
         table.setdefault(label, {})[column_of(r)] = units.seconds(r["metg_seconds"]) if r["metg_seconds"] else "—"
-    ctx.console.table(f"{SOURCE_LABEL}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
+    ctx.console.table(f"{published.LABEL}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
                       ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]
                                              for label, cells in sorted(table.items())])
