@@ -18,9 +18,9 @@ MODULE_LAYERS = {"taskbench": "base", "taskbench.errors": "base", "taskbench.uni
                  "taskbench.console": "base", "taskbench.provenance": "base", "taskbench.paths": "base",
                  "taskbench._core": "core", "taskbench.context": "context",
                  "taskbench.cli": "top", "taskbench.faults": "top", "taskbench.__main__": "top"}
-SUBPACKAGES = ("engine", "launch", "registry", "store", "measure", "plots", "studies", "report",
+SUBPACKAGES = ("engine", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report",
                "commands")
-HARNESS = {"base", "launch", "registry", "store", "measure", "plots", "studies", "report", "context"}
+HARNESS = {"base", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report", "context"}
 # What each layer may import (besides the standard library and third-party packages).
 ALLOWED = {
     "base": {"base"},
@@ -29,10 +29,11 @@ ALLOWED = {
     "launch": {"base", "launch"},  # systems are passed in: never the registry, never the store
     "registry": {"base", "registry", "launch"},  # through the launcher table's why_not_here
     "store": {"base", "store"},  # a run's outcome comes in as data: never the runner
-    "measure": {"base", "measure", "launch", "registry", "store"},
+    "reference": {"base", "reference"},  # published data, read and reduced: nothing measured here
+    "measure": {"base", "measure", "launch", "registry", "store", "reference"},
     "plots": {"base", "plots", "measure", "registry"},  # a system's colour is a registry fact
-    "studies": {"base", "studies", "measure", "launch", "registry", "store", "plots"},
-    "report": {"base", "report", "measure", "store", "plots", "studies", "registry"},
+    "studies": {"base", "studies", "measure", "launch", "registry", "store", "plots", "reference"},
+    "report": {"base", "report", "measure", "store", "plots", "studies", "registry", "reference"},
     "context": {"base", "context", "registry", "store"},
     "commands": HARNESS | {"commands"},
     "top": HARNESS | {"commands", "top", "core"},
