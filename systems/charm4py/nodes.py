@@ -6,13 +6,14 @@ import sys
 from pathlib import Path
 
 from taskbench.launch.hosts import Cluster
+from taskbench.launch.slurm_hosts import is_allocation
 
 
 def charmrun_options(cluster: Cluster, folder: Path) -> list[str]:
     """The node list is written into folder, which must outlive charmrun."""
     here = cluster.here()  # where the harness runs on a host, its PEs call back on its address
     callback = ["++useip", here.address] if here is not None else []
-    if all(h.start[0] == "srun" for h in cluster.hosts):
+    if is_allocation(cluster):
         # A Slurm allocation: charmrun's documented way, srun as its mpiexec (`-n PES`), one step
         # for all PEs. Its remote-shell way starts each PE in the background of a shell that
         # then ends, and Slurm ends a step's processes with its shell.
