@@ -21,11 +21,9 @@ def main() -> int:
     if not (args.source / "legend.csv").is_file():
         parser.error(f"{args.source}: no legend.csv (not a checkout of {sc20.SOURCE})")
     args.out.mkdir(parents=True, exist_ok=True)
-    written = {f"sc20-{folder}.csv": sc20.csv_text(args.source, folder) for folder in sc20.DATA_SETS}
-    written[f"sc20-{sc20.CURVES}.csv"] = sc20.curves_text(args.source)
-    for name, text in written.items():
+    for name, text in sc20.written(args.source).items():
         (args.out / name).write_text(text)
-        print(f"{args.out / name}: {text.count(chr(10)) - 4} rows")
+        print(f"{args.out / name}: {text.count(chr(10)) - 5} rows")
     return 0
 
 

@@ -155,7 +155,10 @@ def test_figure_draws_flops_against_normalized_size_and_names_what_is_missing(st
     fig = gpu_offload.figure(stored)
     ax = fig.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert set(lines) == {"mpi_p2p", "mpi_cuda", "mpi_cuda_w4"}
+    paper = {label for label in lines if label.startswith("published (Piz Daint, SC20): ")}
+    assert paper == {f"published (Piz Daint, SC20): {s}" for s in ("MPI", "MPI+CUDA w1", "MPI+CUDA w4")}
+    assert max(lines["published (Piz Daint, SC20): MPI+CUDA w4"].get_ydata()) == 4.759e12
+    assert set(lines) - paper == {"mpi_p2p", "mpi_cuda", "mpi_cuda_w4"}
     assert list(lines["mpi_cuda"].get_xdata()) == [1 / 4096, 1 / 256, 1 / 16, 1]
     assert list(lines["mpi_cuda"].get_ydata()) == [0.1e9, 1e9, 25e9, 40e9]
     assert list(lines["mpi_cuda_w4"].get_xdata()) == [1 / 4096, 1 / 256, 1 / 16]  # its failed point is left out

@@ -140,9 +140,15 @@ def test_the_100_percent_at_c_cores_comes_from_c_core_runs_only(stored):
 
 def test_figure_draws_metg_per_system_and_the_floor_beside_them(stored):
     fig = scaling.figure(results.load(stored, "P"))
-    assert len(fig.axes) == 3
+    assert len(fig.axes) == 4
     lines = {line.get_label(): line for line in fig.axes[2].get_lines()}
     assert set(lines) == {"native METG", "no-runtime floor"}
+    # The paper's Fig. 9a against Cori nodes, in a panel of its own: nodes are not this machine's cores.
+    published = {line.get_label(): line for line in fig.axes[3].get_lines()}
+    assert set(published) == {"published (Cori, SC20): MPI", "published (Cori, SC20): Charm++",
+                              "published (Cori, SC20): OpenMP task"}
+    assert list(published["published (Cori, SC20): MPI"].get_xdata()) == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert fig.axes[3].get_xlabel() == "Cori nodes (32 cores each)"
     assert list(lines["native METG"].get_xdata()) == [1, 2]
     assert list(lines["native METG"].get_ydata()) == pytest.approx([METG_1, METG_2])
     assert (list(lines["no-runtime floor"].get_xdata()), list(lines["no-runtime floor"].get_ydata())) == ([2], [4e-7])

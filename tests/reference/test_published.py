@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from taskbench.reference import published
+import pytest
+
+from taskbench.reference import published, sc20
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -92,3 +94,38 @@ def test_the_systems_patterns_and_graphs_studies_draw_the_papers_fig9_series():
     assert dict(PATTERNS_STUDY.published())["MPI"] == [("stencil_1d", 4.583e-06), ("fft", 5.702e-06),
                                                        ("nearest r5", 6.76e-06), ("spread r5", 8.526e-06)]
     assert dict(GRAPHS_STUDY.published())["MPI"] == [(1, 6.76e-06), (4, 7.013e-06)]
+
+
+def test_the_communication_study_draws_the_papers_fig11_at_64_nodes():
+    from taskbench.studies.taskbench_paper import COMMUNICATION
+    series = dict(COMMUNICATION.published())
+    assert set(series) == {"MPI, 64 nodes, 4 graphs", "Charm++, 64 nodes, 4 graphs"}  # OpenMP is one node
+    assert series["MPI, 64 nodes, 4 graphs"] == [(16, 1.405e-04), (256, 1.054e-04), (4096, 3.286e-04),
+                                                 (65536, 3.221e-03)]
+
+
+def test_the_imbalance_cost_is_the_papers_efficiency_lost_at_the_largest_size():
+    series = dict(published.imbalance_cost((0.0, 0.5, 1.0, 2.0)))
+    rows = {r["imbalance"]: r["largest_size_efficiency"] for r in sc20.shipped("imbalance")
+            if r["label"] == "MPI" and r["nodes"] == 1}
+    assert series["MPI"][0] == (0.0, 1.0)
+    assert dict(series["MPI"])[2.0] == pytest.approx(rows["0.0"] / rows["2.0"])
+    assert dict(series["MPI"])[2.0] > 1.5 > dict(series["Charm++"])[2.0]  # MPI suffers the most (Sec. V-G)
+    assert [x for x, _ in series["MPI"]] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert [x for x, _ in dict(published.imbalance_cost((0.0, 1.0)))["MPI"]] == [0.0, 0.5, 1.0]
+
+
+def test_the_imbalance_figure_draws_the_papers_series_in_the_nearest_panel_only():
+    from types import SimpleNamespace
+
+    from taskbench.studies import figures
+    points = [{"pattern": p, "imbalance": x} for p in ("stencil_1d", "nearest") for x in (0.0, 2.0)]
+    result = SimpleNamespace(name="r", systems=["native"], points=lambda: points,
+                             best=lambda system, point: {"elapsed_seconds": 1.0 + point["imbalance"], "flops": 1.0})
+    fig = figures.imbalance(result, ("stencil_1d", "nearest"), lambda run, balanced: run["elapsed_seconds"],
+                            str, {"nearest": published.imbalance_cost((0.0, 2.0))})
+    labels = [[line.get_label() for line in ax.get_lines()] for ax in fig.axes]
+    assert "native" in labels[0] and "native" in labels[1]
+    assert not any("published" in label for label in labels[0])
+    assert {l for l in labels[1] if l.startswith("published")} == {
+        f"published (Cori, SC20), Fig. 12 (4 graphs, largest size): {s}" for s in published.STUDY_SERIES}

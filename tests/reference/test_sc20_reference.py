@@ -67,6 +67,31 @@ def test_the_shipped_data_gives_the_papers_mpi_figures(pattern_rows, expected):
     assert row["metg_seconds"] == pytest.approx(expected, rel=0.005)
 
 
+def test_the_gpu_data_set_divides_by_the_peaks_the_paper_states():
+    """Fig. 13 (Piz Daint): the paper's CUDA kernel reached 4.759e12 FLOP/s and the 12-core CPU
+    5.726e11; each curve's best size comes within 1% of its processor's peak (w4 on the GPU,
+    MPI on the CPU), and a GPU task's granularity counts the one GPU, not the CPU's cores."""
+    curves = [r for r in sc20.shipped_curves("cuda_compute") if r["pattern"] == "stencil_1d"]
+    best = {label: max(r["flops_per_second"] for r in curves if r["label"] == label)
+            for label in ("MPI", "MPI+CUDA w1", "MPI+CUDA w4")}
+    assert best["MPI+CUDA w4"] == pytest.approx(4.759e12, rel=0.01)
+    assert best["MPI"] == pytest.approx(5.726e11, rel=0.01)
+    assert best["MPI+CUDA w1"] < best["MPI+CUDA w4"]
+    w1 = next(r for r in curves if r["label"] == "MPI+CUDA w1" and r["iterations"] == 131072)
+    # 1000 steps of 1 task each on the one GPU: the granularity is the run's time per task
+    assert w1["granularity_seconds"] == pytest.approx(w1["flops_per_step"] / w1["flops_per_second"], rel=0.002)
+
+
+def test_the_communication_and_imbalance_data_sets_sweep_their_parameter():
+    comm = {(r["comm"], r["nodes"]) for r in sc20.shipped("communication") if r["label"] == "MPI"}
+    assert {("16", 64), ("256", 64), ("4096", 64), ("65536", 64)} <= comm
+    imbalance = [r for r in sc20.shipped("imbalance") if r["label"] == "MPI" and r["nodes"] == 1]
+    assert sorted(r["imbalance"] for r in imbalance) == ["0.0", "0.5", "1.0", "1.5", "2.0"]
+    # The paper (Sec. V-G): imbalance puts an upper bound on MPI's efficiency at large granularities.
+    top = {r["imbalance"]: r["largest_size_efficiency"] for r in imbalance}
+    assert top["0.0"] > 0.95 and top["2.0"] < 0.8 * top["0.0"]
+
+
 def test_the_published_systems_that_cannot_be_installed_here_have_rows():
     shown = {r["label"] for r in sc20.shipped("compute") if r["visible"] == "True" and r["metg_seconds"]}
     assert {*sc20.PUBLISHED_ONLY, "Spark", "StarPU", "TensorFlow", "MPI", "OpenMP task"} <= shown
@@ -78,7 +103,9 @@ def test_the_script_writes_the_shipped_files_byte_for_byte(tmp_path):
     done = subprocess.run([sys.executable, str(REPO / "scripts" / "derive-reference.py"), str(RAW), "--out",
                            str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    for name in [*(f"sc20-{folder}.csv" for folder in sc20.DATA_SETS), f"sc20-{sc20.CURVES}.csv"]:
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(p.name for p in sc20.DATA.glob("sc20-*.csv")) and len(names) == 7
+    for name in names:
         assert (tmp_path / name).read_bytes() == (sc20.DATA / name).read_bytes(), name
 
 

@@ -15,7 +15,8 @@ def add_parser(subparsers, common):
     p.add_argument("--pattern", default="stencil_1d", help="dependence pattern (default stencil_1d)")
     p.add_argument("--graphs", type=int, default=1, help="task graphs run at once (default 1)")
     p.add_argument("--data", choices=list(sc20.DATA_SETS), default="compute",
-                   help="the paper's data set: compute (Figs. 7-10, default) or radix (dependencies per task)")
+                   help="the paper's data set: " + "; ".join(f"{name}: {d.what}" for name, d in sc20.DATA_SETS.items())
+                   + " (default compute)")
     p.add_argument("--all", action="store_true", help="also the variants the paper's figures leave out")
     return p
 
@@ -30,7 +31,7 @@ def main(args, ctx) -> int:
         graphs = sorted({r["ngraphs"] for r in sc20.shipped(args.data) if r["pattern"] == args.pattern})
         raise UserError(f"--graphs {args.graphs}: {args.pattern} was published with {', '.join(map(str, graphs))} "
                         "graph(s)", EXIT_USAGE)
-    swept = sc20.DATA_SETS[args.data]  # radix: one column per radix at its node count
+    swept = sc20.DATA_SETS[args.data].param  # radix: one column per radix at its node count
     column_of = (lambda r: f"{swept} {r[swept]}") if swept else (lambda r: units.count(r["nodes"], "node"))
     order = sorted({(float(r[swept]) if swept else r["nodes"], column_of(r)) for r in rows})
     columns = [c for _, c in order]
@@ -38,10 +39,10 @@ def main(args, ctx) -> int:
     for r in rows:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
         table.setdefault(label, {})[column_of(r)] = units.seconds(r["metg_seconds"]) if r["metg_seconds"] else "—"
-    ctx.console.table(f"{published.LABEL}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
+    ctx.console.table(f"{published.label(args.data)}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
                       ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]
                                              for label, cells in sorted(table.items())])
     ctx.console.note(f"from {sc20.SOURCE} at {sc20.COMMIT}, derived by this project's parser "
-                     f"(version {sc20.PARSER_VERSION}); Cori's Haswell nodes, 2020's software: docs/reference.md")
+                     f"(version {sc20.PARSER_VERSION}); {sc20.DATA_SETS[args.data].what}, 2020's software: docs/reference.md")
     return EXIT_OK

@@ -26,6 +26,8 @@ class Point:
     reps: int
     granularity_seconds: float
     efficiency: float
+    # per node, every graph's timestep together: the size Fig. 13 normalizes (0: not known)
+    flops_per_step: float = 0.0
 
 
 def curve(runs: list[LogRun], nodes: int, peak: float = CORI_HASWELL_PEAK,
@@ -37,11 +39,11 @@ def curve(runs: list[LogRun], nodes: int, peak: float = CORI_HASWELL_PEAK,
     points = []
     for iterations, same in sorted(sizes.items(), reverse=True):  # largest problem first
         elapsed = statistics.mean(r.elapsed_seconds for r in same)
-        tasks, flops = same[0].tasks, same[0].flops
+        tasks, flops, steps = same[0].tasks, same[0].flops, same[0].steps
         if elapsed <= 0 or tasks <= 0:
             continue
         points.append(Point(iterations, len(same), elapsed * nodes * cores_per_node / tasks,
-                            flops / elapsed / nodes / peak))
+                            flops / elapsed / nodes / peak, flops / max(steps, 1) / nodes))
     return points
 
 

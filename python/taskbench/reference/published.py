@@ -8,7 +8,14 @@ from taskbench import units
 from taskbench.reference import sc20
 
 CHOICES = ("sc20",)
-LABEL = "published (Cori, SC20)"
+
+
+def label(data_set: str = "compute") -> str:
+    """What every published figure is labelled with: the paper and the machine it ran on."""
+    return f"published ({sc20.DATA_SETS[data_set].site}, SC20)"
+
+
+LABEL = label()
 KERNEL = "compute_bound"  # the kernel of the paper's compute/ data set
 
 
@@ -52,15 +59,62 @@ def efficiency_curves(pattern: str, graphs: int, kernel: str) -> list[tuple[str,
 STUDY_SERIES = ("MPI", "Charm++", "OpenMP task")
 
 
-def metg_vs_radix(radices) -> list[tuple[str, list[tuple[int, float]]]]:
+def metg_vs(data_set: str, values, pattern: str, graphs: int, nodes: int) -> list[tuple[str, list[tuple[object, float]]]]:
+    """The paper's METG series of a data set that sweeps a parameter (radix, comm, imbalance)
+    for this graph at one node count, at these values of the parameter (as a study names them)."""
+    param = sc20.DATA_SETS[data_set].param
+    wanted = {float(v): v for v in values}
+    series: dict[str, list[tuple[object, float]]] = {}
+    for r in sc20.shipped(data_set):
+        value = wanted.get(float(r[param]))
+        if (value is not None and r["label"] in STUDY_SERIES and r["visible"] == "True" and r["pattern"] == pattern
+                and r["ngraphs"] == graphs and r["nodes"] == nodes and r["metg_seconds"]):
+            series.setdefault(r["label"], []).append((value, r["metg_seconds"]))
+    return [(name, sorted(points, key=lambda vm: float(vm[0]))) for name, points in sorted(series.items())]
+
+
+def metg_vs_radix(radices) -> list[tuple[str, list[tuple[object, float]]]]:
     """The paper's Fig. 10 series (nearest, 1 graph, 1 node) at these radices."""
-    wanted = {str(r) for r in radices}
+    return metg_vs("radix", radices, "nearest", 1, 1)
+
+
+def metg_vs_nodes(pattern: str = "stencil_1d") -> list[tuple[str, list[tuple[int, float]]]]:
+    """The paper's Fig. 9 series: METG against node count (1 graph), for the study systems."""
     series: dict[str, list[tuple[int, float]]] = {}
-    for r in sc20.shipped("radix"):
-        if (r["label"] in STUDY_SERIES and r["pattern"] == "nearest" and r["ngraphs"] == 1 and r["nodes"] == 1
-                and r["radix"] in wanted and r["metg_seconds"]):
-            series.setdefault(r["label"], []).append((int(r["radix"]), r["metg_seconds"]))
-    return [(label, sorted(points)) for label, points in sorted(series.items())]
+    for r in sc20.shipped("compute"):
+        if r["label"] in STUDY_SERIES and r["pattern"] == pattern and r["ngraphs"] == 1 and r["metg_seconds"]:
+            series.setdefault(r["label"], []).append((r["nodes"], r["metg_seconds"]))
+    return [(name, sorted(points)) for name, points in sorted(series.items())]
+
+
+def imbalance_cost(levels, nodes: int = 1) -> list[tuple[str, list[tuple[float, float]]]]:
+    """The paper's Fig. 12 (nearest, 5 dependencies, 4 graphs) as the imbalance study measures:
+    time per unit of work against the balanced run, here at the largest problem size (where the
+    paper says imbalance bounds efficiency): efficiency at imbalance 0 / efficiency at x."""
+    rows = [r for r in sc20.shipped("imbalance") if r["label"] in STUDY_SERIES and r["visible"] == "True"
+            and r["pattern"] == "nearest" and r["ngraphs"] == 4 and r["nodes"] == nodes
+            and r["largest_size_efficiency"]]
+    top = max(levels)
+    series = []
+    for name in sorted({r["label"] for r in rows}):
+        mine = {float(r["imbalance"]): r["largest_size_efficiency"] for r in rows if r["label"] == name}
+        if 0.0 in mine:
+            series.append((name, [(x, mine[0.0] / e) for x, e in sorted(mine.items()) if x <= top]))
+    return series
+
+
+def gpu_curves(pattern: str = "stencil_1d") -> list[tuple[str, list[tuple[float, float]]]]:
+    """The paper's Fig. 13 (Piz Daint, 1 node): (label, [(normalized size, FLOP/s per node)]), the
+    size being FLOPs per timestep over the largest of the CPU's (MPI's) curve, so that one size is
+    the same work on the CPU and the GPU, as the paper's axis is."""
+    rows = [r for r in sc20.shipped_curves("cuda_compute") if r["visible"] == "True" and r["pattern"] == pattern]
+    cpu = [r["flops_per_step"] for r in rows if r["label"] == "MPI"]
+    if not cpu:
+        return []
+    series: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        series.setdefault(r["label"], []).append((r["flops_per_step"] / max(cpu), r["flops_per_second"]))
+    return [(name, sorted(points)) for name, points in sorted(series.items())]
 
 
 def metg_at(points: dict) -> list[tuple[str, list[tuple[object, float]]]]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 BLOCK_START = "Running Task Benchmark"
 _ITERATIONS = re.compile(r"^\s*Iterations: (\d+)\s*$", re.M)
+_STEPS = re.compile(r"^\s*Time Steps: (\d+)\s*$", re.M)
 _TOTAL = {name: re.compile(rf"^{name} (\S+)", re.M) for name in ("Total Tasks", "Total FLOPs", "Elapsed Time")}
 
 
@@ -19,6 +20,7 @@ class LogRun:
     tasks: int
     flops: float
     elapsed_seconds: float
+    steps: int = 0  # the longest graph's timesteps (0: the block names none)
 
 
 def runs(text: str) -> list[LogRun]:
@@ -29,7 +31,8 @@ def runs(text: str) -> list[LogRun]:
         if not all(totals.values()):
             continue
         found.append(LogRun(tuple(int(i) for i in _ITERATIONS.findall(block)), int(totals["Total Tasks"][1]),
-                            float(totals["Total FLOPs"][1]), float(totals["Elapsed Time"][1])))
+                            float(totals["Total FLOPs"][1]), float(totals["Elapsed Time"][1]),
+                              max(map(int, _STEPS.findall(block)), default=0)))
     return found
 
 

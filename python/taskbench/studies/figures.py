@@ -12,8 +12,19 @@ from taskbench.plots import NOTE_GREY, legend_below, log_axis, new_figure, ring_
 from taskbench.plots.colors import color_for  # noqa: E402
 
 
-def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
-    """Time per unit of work relative to the balanced run vs imbalance, a panel per pattern."""
+PUBLISHED = "published (Cori, SC20)"
+
+
+def draw_published(ax, series, what: str) -> None:
+    """The paper's own series, grey and dashed, a marker each: beside the measured, never among them."""
+    for k, (label, points) in enumerate(series):
+        ax.plot([x for x, _ in points], [y for _, y in points], linestyle="--", marker="x+1"[k % 3], linewidth=0.9,
+                color=NOTE_GREY, alpha=0.8, label=f"{what}: {label}")
+
+
+def imbalance(result, patterns, relative_to_balanced, label, published=None) -> Figure | None:
+    """Time per unit of work relative to the balanced run vs imbalance, a panel per pattern;
+    published ({pattern: [(label, [(imbalance, relative time)])]}) the paper's, drawn beside."""
     levels = sorted({p["imbalance"] for p in result.points()})
     shown = [p for p in patterns if any(q["pattern"] == p for q in result.points())]
     fig = new_figure(5.0 * max(1, len(shown)), 4.2)
@@ -29,6 +40,8 @@ def imbalance(result, patterns, relative_to_balanced, label) -> Figure | None:
                 ax.plot([x for x, _ in points], [y for _, y in points], label=system, color=color_for(system),
                         **style(i))
                 drawn = True
+        draw_published(ax, (published or {}).get(pattern, []),
+                        f"{PUBLISHED}, Fig. 12 (4 graphs, largest size)")
         ax.axhline(1.0, color="grey", linestyle=":", linewidth=0.8)
         ax.set_xlabel("load imbalance (-imbalance)")
         ax.set_ylabel("time per work vs balanced run")
@@ -113,12 +126,14 @@ def metg_vs_parameter(result, study) -> Figure | None:
     return fig
 
 
-def scaling(result, modes, axis, metg=None, floor=()) -> Figure | None:
+def scaling(result, modes, axis, metg=None, floor=(), published=()) -> Figure | None:
     """Time vs cores, a panel per mode (weak: flat is ideal; strong: 1/cores is ideal), a line
     per (system, -iter); and with `metg` ({system: [(cores, seconds)]}) a panel of METG(50%) vs
-    cores, the no-runtime floor (`floor`, [(cores, seconds)]) drawn beside the systems."""
+    cores, the no-runtime floor (`floor`, [(cores, seconds)]) drawn beside the systems; and with
+    `published` ([(label, [(nodes, seconds)])]) the paper's Fig. 9a, METG vs Cori nodes, in a
+    panel of its own (nodes are not cores: never on the measured axes)."""
     iterations, counts = axis
-    panels = len(modes) + (1 if metg else 0)
+    panels = len(modes) + (1 if metg else 0) + (1 if published else 0)
     fig = new_figure(5.0 * panels, 4.2)
     drawn = False
     for k, mode in enumerate(modes):
@@ -135,9 +150,15 @@ def scaling(result, modes, axis, metg=None, floor=()) -> Figure | None:
         _cores_axis(ax, counts, "wall time of the graph", "cores (threads, or MPI ranks)",
                     f"{'Fig. 4' if mode == 'weak' else 'Fig. 5'}: {mode} scaling")
     if metg:
-        drawn = _metg_vs_cores(fig.add_subplot(1, panels, panels), result.systems, counts, metg, floor) or drawn
+        drawn = _metg_vs_cores(fig.add_subplot(1, panels, len(modes) + 1), result.systems, counts, metg,
+                               floor) or drawn
     if not drawn:
         return None
+    if published:
+        ax = fig.add_subplot(1, panels, panels)
+        draw_published(ax, published, PUBLISHED)
+        nodes = sorted({n for _, points in published for n, _ in points})
+        _cores_axis(ax, nodes, "METG(50%)", "Cori nodes (32 cores each)", "Fig. 9a as published: METG vs nodes")
     fig.suptitle(f"Weak and strong scaling ({result.name})", fontsize=10)
     legend_below(fig, fig.axes)
     return fig

@@ -204,8 +204,9 @@ def figure(result: StudyResult):
                 color=color_for(system), **style(i))
     if not ax.get_lines():
         return None
+    _draw_paper(ax)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("normalized problem size (-iter / largest -iter)")
+    ax.set_xlabel("normalized problem size (-iter / largest -iter; published: FLOPs per step / MPI's largest)")
     log_axis(ax, "y", UNIT, UNIT)
     notes = [textwrap.fill(f"not drawn, {why}: {', '.join(names)}", 80) for why, names in missing.items()]
     ax.set_title("\n".join([f"Fig. 13: {UNIT} vs normalized problem size, stencil_1d", result.name, *notes]),
@@ -213,6 +214,13 @@ def figure(result: StudyResult):
     ax.grid(True, which="both", alpha=0.3)
     legend_below(fig, [ax])
     return fig
+
+
+def _draw_paper(ax) -> None:
+    """The paper's Fig. 13 curves (Piz Daint: 12-core Xeon and P100), grey and dashed, labelled."""
+    from taskbench.reference import published
+    from taskbench.studies.figures import draw_published
+    draw_published(ax, published.gpu_curves("stencil_1d"), published.label("cuda_compute"))
 
 
 STUDY = Study(

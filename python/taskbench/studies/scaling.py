@@ -272,8 +272,10 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
+    from taskbench.reference import published
     from taskbench.studies import figures
-    return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result))
+    return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
+                           published.metg_vs_nodes("stencil_1d"))
 
 
 STUDY = Study(

@@ -122,11 +122,21 @@ def _communication_sweeps(quick: bool, cores: int) -> list[Sweep]:
             for b in (OUTPUT_BYTES_QUICK if quick else OUTPUT_BYTES_FULL)]
 
 
+COMMUNICATION_NODES = 64  # the paper's Fig. 11
+
+
+def _published_communication() -> list:
+    """The paper's Fig. 11 runs (spread, 4 graphs) at 64 Cori nodes: its METG per output size."""
+    from taskbench.reference import published
+    return [(f"{label}, {COMMUNICATION_NODES} nodes, 4 graphs", points) for label, points in
+            published.metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES)]
+
+
 COMMUNICATION = MetgStudy(
     name="communication", title="METG(50%) vs output bytes per task, spread r5 (paper Fig. 11)",
     figure_number="Fig. 11",
     paper=f"{TASK_BENCH}, Fig. 11: efficiency vs granularity, 16 B to 64 KiB per task, spread, 4 graphs",
     parameter="bytes", default_systems=default_systems, sweeps=_communication_sweeps, log_axis=True,
-    full_minutes="~40 min (estimated)")
+    full_minutes="~40 min (estimated)", published=_published_communication)
 
 STUDIES = (SYSTEMS, DEPENDENCIES, PATTERNS_STUDY, GRAPHS_STUDY, COMMUNICATION)
