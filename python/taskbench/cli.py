@@ -10,13 +10,13 @@ import sys
 import threading
 
 from taskbench import __version__
-from taskbench.commands import (campaigns, compare, export, hosts, metg, peak, predict, reference, report, run,
-                                study, systems)
+from taskbench.commands import (campaigns, check, compare, export, hosts, metg, peak, predict, reference, report,
+                                run, study, systems)
 from taskbench.context import make_context
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError, did_you_mean
 
 COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, predict, study, report,
-                                                      compare, export, campaigns, hosts, reference)}
+                                                      compare, check, export, campaigns, hosts, reference)}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="taskbench", parents=[common],
                      description="Task Bench harness: run systems, sweep problem sizes, compute METG, report.",
                      epilog="exit codes: 0 ok, 2 usage, 3 some runs failed (stored), 4 environment, "
-                            "5 unreliable METG (metg --strict), 130 interrupted; see docs/harness.md")
+                            "5 unreliable METG (metg --strict) or an inconclusive check, 1 a check found a regression, "
+                            "130 interrupted; see docs/harness.md")
     parser.add_argument("--version", action="version", version=f"taskbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMANDS.values():

@@ -2,14 +2,16 @@
 
 Exit codes (documented in docs/harness.md; scripts rely on them):
   0  success
-  1  internal error (a bug in the harness: the only case that shows a traceback)
+  1  internal error (a bug in the harness: the only case that shows a traceback); and
+     `check`: a metric regressed (no traceback: the table and a REGRESSED line say which)
   2  usage error: bad arguments, unknown system or campaign, bad flags passed to a system
   3  measured, but one or more runs failed (crash, validation, timeout); they are stored
   4  environment: nothing built, system not available here, database unusable (damaged, or
      read-only for a command that writes), a campaign another process is running
   5  `metg --strict`: measured, but a METG is unreliable (repetitions disagree, or other
      processes disturbed the runs); everything is stored, marked so. `compare` and `predict`:
-     a conclusion was not drawn from an unreliable METG (`--allow-unreliable` draws it)
+     a conclusion was not drawn from an unreliable METG (`--allow-unreliable` draws it).
+     `check`: nothing regressed, but an answer is inconclusive (noise, too few repetitions)
   130 interrupted (Ctrl-C); what was measured is stored, `--resume` continues (an interrupted
      `taskbench run` stores nothing: its one run did not finish)
 """
@@ -18,6 +20,7 @@ import difflib
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
+EXIT_REGRESSED = 1  # `check`, as CI systems read a failed step; internal errors show a traceback
 EXIT_USAGE = 2
 EXIT_RUNS_FAILED = 3
 EXIT_ENVIRONMENT = 4

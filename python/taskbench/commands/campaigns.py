@@ -17,7 +17,7 @@ CAMPAIGNS_FIT = Fit(optional=("created", "kind", "status"), notes=("METG",))
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("campaigns", parents=[common], help="list the stored campaigns")
-    p.add_argument("--kind", choices=["metg", "peak", "run", "study"])
+    p.add_argument("--kind", choices=["metg", "peak", "run", "study", "check"])
     return p
 
 
@@ -43,6 +43,7 @@ def main(args, ctx) -> int:
         p = c["params"]
         what = (f"{p.get('pattern')}/{p.get('kernel')}" if c["kind"] == "metg"
                 else f"study {p.get('study')}" if c["kind"] == "study"
+                else f"check {p.get('pattern')}, {p.get('preset')}" if c["kind"] == "check"
                 else p.get("kernel") or " ".join(p.get("flags", [])))
         rows.append([c["name"], c["kind"], c["status"], c["created"], ", ".join(p.get("systems", [])),
                      what, len(runs), len(runs) - statuses.get("ok", 0), published_metgs(c.get("results"))])

@@ -11,7 +11,7 @@ SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS campaigns (
   name TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,              -- metg | peak | run | study
+  kind TEXT NOT NULL,              -- metg | peak | run | study | check
   status TEXT NOT NULL,            -- running | done
   created TEXT NOT NULL,
   finished TEXT,

@@ -1,0 +1,423 @@
+"""`taskbench check`: did this change make small tasks slower? A regression gate for runtime
+developers' CI (docs/regression-gate.md).
+
+Per system it compares a candidate (this build) with a baseline on three metrics, smaller is
+better: the time per task with the empty kernel (pure overhead), the time per task at a small
+grain (compute_bound, SMALL_ITER), and METG(50%). The baseline is another build's binaries
+(--baseline-build DIR), another suite's port (--baseline-external), or a file a previous check
+saved (--baseline FILE). With a build or a port, both sides run interleaved, run by run, in one
+window: a slow minute of the machine hits both, which no stored figure can offer.
+
+The verdicts come from measure/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm). A cell
+first judged regressed or improved is measured once more, and its verdict stands only if the new
+repetitions alone say the same. Exit 0: nothing regressed; 1: something did; 5: no regression
+seen, but some answer is inconclusive.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from taskbench import provenance
+from taskbench.errors import EXIT_OK, EXIT_REGRESSED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
+from taskbench.launch.runner import DISTURBED_CORES
+from taskbench.measure import campaign, regression
+from taskbench.measure.analysis import analyze
+from taskbench.measure.reliability import background_load
+from taskbench.measure.sweep import SweepParams
+from taskbench.registry.catalog import Registry
+from taskbench.registry.external import add_externals, externals_from_specs, parse_spec
+from taskbench.registry.locations import find_layout
+from taskbench.report import check_outputs
+
+BASELINE_FORMAT = 1  # of a --save-baseline file
+BASELINE_SUFFIX = "@baseline"  # a baseline build's system, beside the candidate's in one campaign
+SMALL_ITER = 1024
+# The metrics, smaller is better. The fixed grains' resolution is the timer's over a run of
+# milliseconds (far below 1%); METG's is set by the interpolation of its crossing between the
+# sweep's sizes (a step of x2 / (refine + 1) in -iter): the noise of the efficiencies, not the
+# step, limits it. No threshold below MIN_THRESHOLD is taken: no metric resolves that.
+EMPTY, SMALL, METG = "per-task time, empty kernel", f"per-task time, compute_bound -iter {SMALL_ITER}", "METG(50%)"
+GRAIN_FLAGS = {EMPTY: ["-kernel", "empty"], SMALL: ["-kernel", "compute_bound", "-iter", str(SMALL_ITER)]}
+MIN_THRESHOLD = 0.01
+
+
+@dataclass(frozen=True)
+class Preset:
+    grain_seconds: float  # how long a fixed-grain run lasts: its timesteps are set from a pilot run
+    grain_reps: int
+    metg_steps: int
+    metg_reps: int
+    refine: int
+
+
+FULL = Preset(grain_seconds=0.2, grain_reps=80, metg_steps=8000, metg_reps=32, refine=3)
+QUICK = Preset(grain_seconds=0.05, grain_reps=40, metg_steps=8000, metg_reps=24, refine=2)
+PILOT_STEPS, MAX_STEPS = 1000, 1_000_000
+MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions that must have one clean crossing
+
+
+@dataclass
+class Cell:
+    system: str  # the candidate
+    baseline: str  # its baseline's name in this run (or in the saved file)
+    metric: str
+    baseline_values: list[float] = field(default_factory=list)
+    candidate_values: list[float] = field(default_factory=list)
+    paired: bool = False  # repetition k of both sides ran one after the other (regression.compare)
+    noise: str = ""
+    # Where one side never reaches 50% efficiency and the other does: its METG is infinite, a
+    # verdict no test is needed for: (verdict, why).
+    categorical: tuple[str, str] | None = None
+    comparison: regression.Comparison | None = None
+    p_adjusted: float | None = None
+    verdict: str = ""
+    why: str = ""
+
+
+def add_parser(subparsers, common):
+    p = subparsers.add_parser(
+        "check", parents=[common], help="regression gate: this build against a baseline (exit 1: regressed)",
+        epilog="exit codes: 0 nothing regressed, 1 a metric regressed, 5 inconclusive (noise, or too few "
+               "repetitions to tell), 2 usage, 3 runs failed, 4 environment; docs/regression-gate.md")
+    p.add_argument("systems", nargs="*", help="systems to check (default: the baseline file's, else the registry's "
+                                              "default systems)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--baseline-build", metavar="DIR",
+                       help="another build folder (e.g. the pull request's base): its binaries run interleaved with "
+                            "this build's")
+    where.add_argument("--baseline-external", metavar="NAME=CORES:COMMAND",
+                       help="another suite's port as the baseline of the one system named, run interleaved")
+    where.add_argument("--baseline", metavar="FILE", help="a file written by --save-baseline")
+    p.add_argument("--save-baseline", metavar="FILE", help="write the candidate's figures to FILE for a later --baseline")
+    p.add_argument("--allow-other-machine", action="store_true",
+                   help="compare with a baseline file from another machine or build configuration")
+    p.add_argument("--external", metavar="NAME=CORES:COMMAND", help="the candidate is another suite's port")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions and a coarse METG (about 2 minutes a system)")
+    p.add_argument("--threshold", type=float, default=5.0,
+                   help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD:.0%})")
+    p.add_argument("--pattern", default="stencil_1d")
+    p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
+    p.add_argument("--no-metg", dest="metg", action="store_false", help="the fixed grains only (seconds, not minutes)")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON (see --json-format)")
+    p.add_argument("--json-format", choices=check_outputs.JSON_FORMATS, default="github-action-benchmark",
+                   help="github-action-benchmark (customSmallerIsBetter) or bencher (Bencher Metric Format)")
+    return p
+
+
+def _validate(args) -> float:
+    threshold = args.threshold / 100
+    if threshold < MIN_THRESHOLD:
+        raise UserError(f"--threshold {args.threshold:g}: below {MIN_THRESHOLD:.0%}, finer than any metric of check "
+                        "resolves (docs/regression-gate.md, Resolution)", EXIT_USAGE)
+    if args.width is not None and args.width <= 0:
+        raise UserError(f"--width {args.width}: must be positive", EXIT_USAGE)
+    if not (args.baseline_build or args.baseline_external or args.baseline or args.save_baseline):
+        raise UserError("name a baseline: --baseline-build DIR, --baseline-external NAME=CORES:COMMAND or --baseline "
+                        "FILE (or --save-baseline FILE to write one)", EXIT_USAGE)
+    return threshold
+
+
+def main(args, ctx) -> int:
+    threshold = _validate(args)
+    preset = QUICK if args.quick else FULL
+    width = args.width or provenance.available_cores()
+    stored = _read_baseline(args.baseline, ctx, args.allow_other_machine) if args.baseline else None
+    pairs = _pairs(args, ctx, stored)
+    name = campaign.new_name(ctx.store, "check", args.pattern)
+    config = {"pattern": args.pattern, "width": width, "preset": "quick" if args.quick else "full",
+              "metg": bool(args.metg), "pairs": pairs}
+    ctx.store.claim(name)
+    campaign.create(ctx.store, name, "check", {"systems": [s for pair in pairs for s in pair if s], **config},
+                    ctx.git_revision)
+    ctx.console.note(f"check {name}: {', '.join(_pair_text(c, b) for c, b in pairs)}; {args.pattern}, {width} wide, "
+                     f"threshold {threshold:.0%}; stored in {ctx.store.path}")
+    measure = _Measure(ctx, name, args.pattern, width, preset)
+    cells = measure.all(pairs, args.metg, stored)
+    _judge(cells, threshold)
+    _confirm(cells, threshold, measure, stored)
+    ctx.store.finish_campaign(name)
+    if args.save_baseline:
+        _write_baseline(args.save_baseline, ctx, config, cells)
+        ctx.console.note(f"baseline written: {args.save_baseline}")
+    compared = [c for c in cells if c.baseline]
+    if compared:
+        title = (f"taskbench check: candidate vs baseline, {args.pattern}, {width} wide, threshold {threshold:.0%} "
+                 f"(ratio candidate / baseline; smaller is better)")
+        ctx.console.table(title, check_outputs.COLUMNS, check_outputs.rows(compared))
+    if args.markdown:
+        Path(args.markdown).write_text(check_outputs.markdown(compared, threshold, args.pattern, width))
+    if args.json:
+        Path(args.json).write_text(json.dumps(check_outputs.json_document(cells, args.json_format), indent=2) + "\n")
+    return _exit_status(ctx, compared)
+
+
+def _pair_text(candidate: str, baseline: str | None) -> str:
+    return f"{candidate} vs {baseline}" if baseline else candidate
+
+
+def _pairs(args, ctx, stored: dict | None) -> list[tuple[str, str | None]]:
+    """(candidate, baseline) system names; the baseline None where only the candidate is measured
+    (--save-baseline alone) or where the file holds it (--baseline)."""
+    registry = ctx.registry
+    candidates = list(args.systems)
+    if args.external:
+        name = parse_spec(args.external)[0]
+        add_externals(registry, externals_from_specs([args.external]))
+        candidates.append(name)
+    if args.baseline_external:
+        if len(candidates) != 1:
+            raise UserError("--baseline-external: name exactly one candidate system (or --external) to compare it "
+                            "with", EXIT_USAGE)
+        specs = externals_from_specs([args.baseline_external])
+        add_externals(registry, specs)
+        (baseline,) = specs
+        return [(candidates[0], baseline)]
+    if stored is not None:
+        saved = list(dict.fromkeys(c["system"] for c in stored["cells"]))
+        candidates = candidates or saved
+        missing = [c for c in candidates if c not in saved]
+        if missing:
+            raise UserError(f"--baseline {args.baseline}: no figures of {', '.join(missing)} in it (it has "
+                            f"{', '.join(saved)})", EXIT_USAGE)
+    if not candidates:
+        candidates = [s.name for s in registry.defaults() if s.available]
+        if not candidates:
+            raise UserError("no default system is available (see `taskbench systems`)", EXIT_USAGE)
+    for name in candidates:
+        registry.require_available(name)
+    if not args.baseline_build:
+        return [(c, None) for c in candidates]
+    return [(c, _baseline_system(registry, args.baseline_build, c)) for c in candidates]
+
+
+def _baseline_system(registry, build_dir: str, name: str) -> str:
+    """The system `name` as the baseline build has it, added to the registry as NAME@baseline:
+    this checkout's registry entry, the other build's binary."""
+    layout = find_layout(build_dir)
+    if layout.bin_dir is None:
+        raise UserError(f"--baseline-build {build_dir}: no executables there (build it first)", EXIT_USAGE)
+    other = Registry(layout).get(name)
+    if not other.available:
+        raise UserError(f"--baseline-build {build_dir}: {name} cannot run from it: {other.reason}", EXIT_USAGE)
+    if other.binary_path == registry.get(name).binary_path:
+        raise UserError(f"--baseline-build {build_dir}: the same binary as the candidate's ({other.binary_path}): "
+                        "give another build", EXIT_USAGE)
+    baseline = copy.copy(other)
+    baseline.name = name + BASELINE_SUFFIX
+    registry.systems[baseline.name] = baseline
+    return baseline.name
+
+
+class _Measure:
+    """Runs the cells: every run stored in the check's campaign (the fixed grains) or in a METG
+    campaign of its own (a sweep holding both sides, which the planner interleaves)."""
+
+    def __init__(self, ctx, name: str, pattern: str, width: int, preset: Preset):
+        self.ctx, self.name, self.pattern, self.width, self.preset = ctx, name, pattern, width, preset
+        self.round = 0
+
+    def all(self, pairs, metg: bool, stored: dict | None) -> list[Cell]:
+        cells = []
+        for candidate, baseline in pairs:
+            for metric in [*GRAIN_FLAGS, *([METG] if metg else [])]:
+                cell = Cell(candidate, baseline or "", metric)
+                if stored is not None:
+                    saved = next((c for c in stored["cells"] if c["system"] == candidate and c["metric"] == metric),
+                                 None)
+                    if saved is None:
+                        self.ctx.console.warn(f"{candidate}: the baseline file has no {metric}: not checked")
+                        continue
+                    cell.baseline, cell.baseline_values = f"{candidate} (baseline file)", list(saved["values"])
+                cells.append(cell)
+        with self.ctx.console.progress("check") as bar:
+            bar.add(len(cells))
+            for cell in cells:
+                self.measure(cell, stored is None)
+                bar.advance(f"{cell.system}: {cell.metric}")
+        return cells
+
+    def measure(self, cell: Cell, both: bool) -> None:
+        """Fills the cell's values (the baseline's too where it runs here) and its noise."""
+        self.round += 1
+        if cell.metric == METG:
+            self._metg(cell, both)
+        else:
+            self._grain(cell, both)
+
+    def _flags(self, metric: str, steps: int) -> list[str]:
+        return ["-steps", str(steps), "-width", str(self.width), "-type", self.pattern, *GRAIN_FLAGS[metric]]
+
+    def _run(self, system_name: str, flags: list[str], key: str, rep: int | None) -> dict:
+        system = self.ctx.registry.get(system_name)
+        return campaign.execute_one(
+            self.ctx.store, system, flags, campaign=self.name, key=key, rep=rep,
+            options=campaign.on_cores(system, None if system.external else self.width), timeout=120,
+            git_revision=self.ctx.git_revision, stats=campaign.ExecutionStats())
+
+    def _steps(self, cell: Cell) -> int:
+        """Timesteps for a run of about preset.grain_seconds, from a pilot run of the candidate:
+        a run of a millisecond measures the timer and the machine's hiccups, not the runtime."""
+        pilot = self._run(cell.system, self._flags(cell.metric, PILOT_STEPS),
+                          f"{cell.system}/{cell.metric}/round{self.round}/pilot", None)
+        elapsed = pilot.get("elapsed_seconds") if pilot["status"] == "ok" else None
+        if not elapsed:
+            return PILOT_STEPS
+        return int(min(MAX_STEPS, max(PILOT_STEPS, PILOT_STEPS * self.preset.grain_seconds / elapsed)))
+
+    def _grain(self, cell: Cell, both: bool) -> None:
+        flags = self._flags(cell.metric, self._steps(cell))
+        sides = [cell.system, cell.baseline] if both and cell.baseline else [cell.system]
+        runs = []
+        for rep in range(self.preset.grain_reps):
+            # Alternate which side goes first: neither always runs after the other's warm-up.
+            pair = {}
+            for system_name in (sides if rep % 2 == 0 else sides[::-1]):
+                run = self._run(system_name, flags, f"{system_name}/{cell.metric}/round{self.round}/rep{rep}", rep)
+                runs.append(run)
+                if run["status"] == "ok" and run.get("granularity_seconds"):
+                    pair[system_name] = run["granularity_seconds"]
+                else:
+                    cell.noise = f"{system_name} failed a run ({run['status']}: {run.get('reason') or ''})".strip()
+            if len(pair) == len(sides):  # a pair lacking one side is no evidence of a change
+                cell.candidate_values.append(pair[cell.system])
+                if len(sides) == 2:
+                    cell.baseline_values.append(pair[cell.baseline])
+        cell.paired = len(sides) == 2
+        cell.noise = cell.noise or _busy(runs)
+
+    def _metg(self, cell: Cell, both: bool) -> None:
+        systems = [cell.system, cell.baseline] if both and cell.baseline else [cell.system]
+        externals = {n: {"cores": s.cores, "command": s.command} for n in systems
+                     if (s := self.ctx.registry.get(n)).external}
+        params = SweepParams(
+            systems=systems, externals=externals, pattern=self.pattern, kernel="compute_bound",
+            steps=self.preset.metg_steps, width=self.width, radix=None, threshold=0.5, reps=self.preset.metg_reps,
+            tries=1, start_iter=1 << 14, refine_points=self.preset.refine, scratch=None, extra_flags=[], timeout=120,
+            ranks=None, threads_per_rank=None, launcher=None, max_spread=0.10, hosts=None)
+        name = f"{self.name}-metg{self.round}"
+        self.ctx.store.claim(name)
+        campaign.create(self.ctx.store, name, "metg", params.to_dict(), self.ctx.git_revision)
+        campaign.run_sweep(self.ctx.store, self.ctx.registry, name, params, self.ctx.console, self.ctx.git_revision)
+        analysis = analyze(self.ctx.store, name)
+        unclean, never = [], {}
+        for system_name in systems:
+            curve = analysis.curves.get(system_name)
+            values = curve.summary.values if curve else []
+            # A repetition whose curve crosses 50% more than once has no METG to read: left out,
+            # and too many of them make the cell noise. Their spread is the test's to judge.
+            found = [v.seconds for v in values if v.seconds is not None and v.crossings <= 1]
+            if system_name == cell.system:
+                cell.candidate_values = found
+            else:
+                cell.baseline_values = found
+            never[system_name] = sum(1 for v in values if v.status == "none" and v.note.startswith("never reaches"))
+            if len(found) < MIN_CLEAN_SHARE * self.preset.metg_reps:
+                unclean.append(f"{system_name}: only {len(found)} of {self.preset.metg_reps} repetitions have one "
+                               "clean 50% crossing")
+        cell.noise = "; ".join(unclean) or _busy(self.ctx.store.runs(name))
+        if len(systems) == 2:
+            cell.categorical = _never_efficient(cell, never, self.preset.metg_reps)
+
+
+def _never_efficient(cell: Cell, never: dict[str, int], reps: int) -> tuple[str, str] | None:
+    """Regressed (improved) where most of the candidate's (baseline's) curves never reach 50% and
+    most of the other side's have a METG."""
+    enough = MIN_CLEAN_SHARE * reps
+    if never[cell.system] >= enough and len(cell.baseline_values) >= enough:
+        return regression.REGRESSED, (f"{never[cell.system]} of {reps} of its curves never reach 50% efficiency "
+                                      "(no METG), where the baseline's have one")
+    if never[cell.baseline] >= enough and len(cell.candidate_values) >= enough:
+        return regression.IMPROVED, (f"{never[cell.baseline]} of the baseline's {reps} curves never reach 50% "
+                                     "efficiency (no METG), where the candidate's have one")
+    return None
+
+
+def _busy(runs: list[dict]) -> str:
+    load = background_load(runs)
+    if load is not None and load > DISTURBED_CORES:
+        return (f"other processes used {load:.2f} cores during these runs (above {DISTURBED_CORES:g}): the machine "
+                "was too busy to tell")
+    return ""
+
+
+def _judge(cells: list[Cell], threshold: float) -> None:
+    compared = [c for c in cells if c.baseline]
+    for cell in compared:
+        cell.comparison = regression.compare(cell.baseline_values, cell.candidate_values, cell.paired)
+    adjusted = regression.holm([c.comparison.p for c in compared])
+    for cell, p in zip(compared, adjusted):
+        cell.p_adjusted = p
+        cell.verdict, cell.why = cell.categorical or regression.verdict(cell.comparison, p, threshold, cell.noise)
+
+
+def _confirm(cells: list[Cell], threshold: float, measure: _Measure, stored: dict | None) -> None:
+    """A cell judged regressed or improved is measured once more; the verdict stands only if the
+    new repetitions alone (one comparison: no correction) say the same."""
+    for cell in cells:
+        if cell.verdict not in (regression.REGRESSED, regression.IMPROVED):
+            continue
+        first = cell.verdict
+        again = Cell(cell.system, cell.baseline, cell.metric,
+                     baseline_values=list(cell.baseline_values) if stored is not None else [])
+        measure.measure(again, stored is None)
+        comparison = regression.compare(again.baseline_values, again.candidate_values, again.paired)
+        verdict, why = again.categorical or regression.verdict(comparison, comparison.p, threshold, again.noise)
+        if verdict == first:
+            cell.why += "; confirmed by a second measurement" + (f" ({comparison.ratio:.3f}x)" if comparison.ratio else "")
+        else:
+            cell.verdict = regression.INCONCLUSIVE
+            cell.why = f"{first} at first ({cell.why}), but a second measurement said {verdict} ({why})"
+
+
+def _exit_status(ctx, cells: list[Cell]) -> int:
+    regressed = [c for c in cells if c.verdict == regression.REGRESSED]
+    inconclusive = [c for c in cells if c.verdict == regression.INCONCLUSIVE]
+    for c in regressed:
+        ctx.console.warn(f"REGRESSED: {c.system}, {c.metric}: {c.why}")
+    if regressed:
+        return EXIT_REGRESSED
+    if inconclusive:
+        ctx.console.warn(f"inconclusive: {', '.join(f'{c.system} ({c.metric})' for c in inconclusive)}: "
+                         f"exit status {EXIT_UNRELIABLE} (docs/regression-gate.md, Inconclusive)")
+        return EXIT_UNRELIABLE
+    return EXIT_OK
+
+
+def _machine_facts(ctx) -> dict:
+    machine = provenance.machine()
+    info = ctx.layout.build_info
+    return {"machine_id": provenance.machine_id(machine), "machine": machine,
+            "build": {"git_revision": ctx.git_revision, "build_type": info.get("build_type"),
+                      "sanitize": info.get("sanitize")}}
+
+
+def _write_baseline(path: str, ctx, config: dict, cells: list[Cell]) -> None:
+    document = {"taskbench_check_baseline": BASELINE_FORMAT, **_machine_facts(ctx),
+                "config": {k: v for k, v in config.items() if k != "pairs"},
+                "cells": [{"system": c.system, "metric": c.metric, "values": c.candidate_values} for c in cells]}
+    Path(path).write_text(json.dumps(document, indent=2) + "\n")
+
+
+def _read_baseline(path: str, ctx, allow_other_machine: bool) -> dict:
+    try:
+        document = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--baseline {path}: cannot read it ({exc})", EXIT_USAGE)
+    if not isinstance(document, dict) or document.get("taskbench_check_baseline") != BASELINE_FORMAT:
+        raise UserError(f"--baseline {path}: not a baseline of this version (write one with --save-baseline)",
+                        EXIT_USAGE)
+    here = _machine_facts(ctx)
+    differs = [what for what, theirs, ours in (
+        ("machine", document.get("machine_id"), here["machine_id"]),
+        ("build type", (document.get("build") or {}).get("build_type"), here["build"]["build_type"]),
+        ("sanitizers", (document.get("build") or {}).get("sanitize"), here["build"]["sanitize"])) if theirs != ours]
+    if differs and not allow_other_machine:
+        raise UserError(f"--baseline {path}: written on another {' and '.join(differs)} "
+                        f"({document.get('machine_id')}); its figures do not compare with this one's "
+                        "(--allow-other-machine compares anyway)", EXIT_USAGE)
+    return document

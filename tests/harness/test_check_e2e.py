@@ -1,0 +1,159 @@
+"""`taskbench check` end to end: a port written here whose timings are a known model (so a
+verdict can be asserted, not hoped for), then the real native against a copy of its own build,
+and the command's refusals."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+
+import pytest
+
+from taskbench.commands import check
+
+# A port of another suite: per task, its overhead (first argument, ns) plus the kernel's
+# iterations at 10 ns each, on 2 cores; each run is off its model by a deterministic jitter of
+# under 1% (a counter in the file named by the second argument). Its METG(50%) is where the
+# kernel's time equals the overhead: 2 x the overhead.
+PORT = textwrap.dedent("""\
+    import sys
+    overhead_ns, counter = float(sys.argv[1]), sys.argv[2]
+    args = sys.argv[3:]
+    def flag(name, default):
+        return int(args[args.index(name) + 1]) if name in args else default
+    steps, width, iters = flag("-steps", 1000), flag("-width", 1), flag("-iter", 0)
+    try:
+        n = int(open(counter).read())
+    except OSError:
+        n = 0
+    open(counter, "w").write(str(n + 1))
+    jitter = ((n * 7919) % 101 - 50) / 5100
+    tasks = steps * width
+    elapsed = tasks / 2 * (iters * 1e-8 + overhead_ns * 1e-9) * (1 + jitter)
+    print("Running Task Benchmark")
+    print(f"Total Tasks {tasks}")
+    print(f"Total FLOPs {tasks * iters * 64}")
+    print("Total Bytes 0")
+    print(f"Elapsed Time {elapsed:e} seconds")
+""")
+
+
+@pytest.fixture
+def port(tmp_path):
+    path = tmp_path / "port.py"
+    path.write_text(PORT)
+
+    def spec(name: str, overhead_ns: float) -> str:
+        return f"{name}=2:{sys.executable} {path} {overhead_ns} {tmp_path / (name + '.count')}"
+    return spec
+
+
+def rows_of(out: str) -> dict[str, list[str]]:
+    lines = [line.split("\t") for line in out.strip().splitlines()]
+    assert lines[0] == check.check_outputs.COLUMNS
+    return {row[1]: row for row in lines[1:]}
+
+
+def test_the_same_port_twice_is_unchanged_and_writes_what_ci_reads(cli, port, tmp_path):
+    code, out, err = cli("-q", "check", "--external", port("cand", 500), "--baseline-external", port("base", 500),
+                         "--quick", "--no-metg", "--markdown", "summary.md", "--json", "bench.json")
+    assert code == 0, err
+    rows = rows_of(out)
+    assert set(rows) == {check.EMPTY, check.SMALL}
+    for row in rows.values():
+        assert row[0] == "cand" and row[5] == "unchanged" and row[2].endswith(f"({check.QUICK.grain_reps})")
+    assert "| cand | METG" not in (tmp_path / "summary.md").read_text()
+    assert "| cand | per-task time, empty kernel |" in (tmp_path / "summary.md").read_text()
+    document = json.loads((tmp_path / "bench.json").read_text())
+    assert [e["name"] for e in document] == [f"cand: {check.EMPTY}", f"cand: {check.SMALL}"]
+    assert document[0]["value"] == pytest.approx(500, rel=0.02) and document[0]["unit"] == "ns"
+
+
+def test_a_slower_candidate_is_regressed_confirmed_and_exits_1(cli, port):
+    code, out, err = cli("-q", "check", "--external", port("cand", 650), "--baseline-external", port("base", 500),
+                         "--quick", "--json", "b.json", "--json-format", "bencher")
+    assert code == check.EXIT_REGRESSED == 1, err
+    rows = rows_of(out)
+    empty, metg = rows[check.EMPTY], rows[check.METG]
+    assert empty[5] == "regressed" and float(empty[4].split("x")[0]) == pytest.approx(1.3, rel=0.03)  # 650 / 500
+    assert "confirmed by a second measurement" in empty[6]
+    # The METG is 2 x the overhead: 1.3 us against 1 us, each side's repetitions unpaired.
+    assert metg[5] == "regressed" and float(metg[4].split("x")[0]) == pytest.approx(1.3, rel=0.05)
+    line = next(line for line in err.splitlines() if f"REGRESSED: cand, {check.EMPTY}: " in line)
+    assert float(line.split(": ")[-1].split("x")[0]) == pytest.approx(1.3, rel=0.03)
+    bencher = json.loads(open("b.json").read())
+    assert bencher[f"cand: {check.METG}"]["latency"]["value"] == pytest.approx(1300, rel=0.05)
+
+
+def test_runs_alternate_sides_pair_by_pair(cli, port):
+    code, out, err = cli("-q", "check", "--external", port("cand", 500), "--baseline-external", port("base", 500),
+                         "--quick", "--no-metg")
+    assert code == 0, err
+    import sqlite3
+    keys = [k for (k,) in sqlite3.connect(cli.db).execute(
+        "SELECT key FROM runs WHERE key LIKE '%empty kernel%' AND key NOT LIKE '%pilot' ORDER BY id")]
+    sides = [k.split("/")[0] for k in keys]
+    assert len(sides) == 2 * check.QUICK.grain_reps
+    assert sides[:4] == ["cand", "base", "base", "cand"]  # each pair's first run changes side
+
+
+def test_a_saved_baseline_is_compared_unpaired_and_refused_from_another_machine(cli, port, tmp_path):
+    code, out, err = cli("-q", "check", "--external", port("cand", 500), "--quick", "--no-metg",
+                         "--save-baseline", "base.json")
+    assert code == 0 and out == "", err
+    saved = json.loads((tmp_path / "base.json").read_text())
+    assert saved["taskbench_check_baseline"] == check.BASELINE_FORMAT
+    assert [(c["system"], c["metric"], len(c["values"])) for c in saved["cells"]] == [
+        ("cand", check.EMPTY, check.QUICK.grain_reps), ("cand", check.SMALL, check.QUICK.grain_reps)]
+    code, out, err = cli("-q", "check", "--external", port("cand", 700), "--baseline", "base.json", "--quick",
+                         "--no-metg")
+    assert code == 1, err
+    rows = rows_of(out)
+    assert rows[check.EMPTY][5] == "regressed" and float(rows[check.EMPTY][4].split("x")[0]) == pytest.approx(1.4, rel=0.03)
+    # At -iter 1024 the port's tasks take 10.2 us: 0.2 us more overhead is 2%, below the threshold.
+    assert rows[check.SMALL][5] == "unchanged"
+    saved["machine_id"] = "elsewhere|other CPU|64"
+    (tmp_path / "other.json").write_text(json.dumps(saved))
+    code, out, err = cli("check", "--external", port("cand", 500), "--baseline", "other.json", "--no-metg")
+    assert code == 2
+    assert err.strip().endswith("--baseline other.json: written on another machine (elsewhere|other CPU|64); its "
+                                "figures do not compare with this one's (--allow-other-machine compares anyway)")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["native", "--baseline-build", "x", "--threshold", "0.5"],
+     "--threshold 0.5: below 1%, finer than any metric of check resolves (docs/regression-gate.md, Resolution)"),
+    (["native"], "name a baseline: --baseline-build DIR, --baseline-external NAME=CORES:COMMAND or --baseline FILE "
+                 "(or --save-baseline FILE to write one)"),
+    (["native", "serial", "--baseline-external", "b=1:/bin/true"],
+     "--baseline-external: name exactly one candidate system (or --external) to compare it with"),
+    (["native", "--baseline", "nothing.json"], "--baseline nothing.json: cannot read it"),
+])
+def test_mistakes_are_one_line_and_exit_2(cli, bin_dir, args, message):
+    code, out, err = cli("check", *args)
+    assert code == 2
+    assert message in err.strip().splitlines()[-1]
+
+
+def test_the_same_build_as_baseline_is_refused(cli, bin_dir):
+    code, out, err = cli("check", "native", "--baseline-build", str(bin_dir.parent))
+    assert code == 2 and "the same binary as the candidate's" in err
+
+
+def test_native_against_a_copy_of_its_build_runs_interleaved(cli, bin_dir, tmp_path):
+    """The real runtime: its baseline is another folder's binary (a copy), both run here."""
+    if not (bin_dir / "native").is_file():
+        pytest.skip("native is not built")
+    other = tmp_path / "base" / "bin"
+    other.mkdir(parents=True)
+    shutil.copy2(bin_dir / "native", other / "native")
+    code, out, err = cli("-q", "check", "native", "--baseline-build", str(other.parent), "--quick", "--no-metg")
+    assert code in (0, 5), err  # unchanged or, on a noisy machine, inconclusive; never a false regression here
+    rows = rows_of(out)
+    assert set(rows) == {check.EMPTY, check.SMALL}
+    import sqlite3
+    db = sqlite3.connect(cli.db)
+    argv = {system: {json.loads(a)[0] for (a,) in db.execute("SELECT argv FROM runs WHERE system=?", (system,))}
+            for (system,) in db.execute("SELECT DISTINCT system FROM runs")}
+    assert argv == {"native": {str(bin_dir / "native")}, "native@baseline": {str(other / "native")}}
