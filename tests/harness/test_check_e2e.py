@@ -122,13 +122,15 @@ def test_a_saved_baseline_is_compared_unpaired_and_refused_from_another_machine(
 
 
 @pytest.mark.parametrize("args, message", [
-    (["native", "--baseline-build", "x", "--threshold", "0.5"],
-     "--threshold 0.5: below 1%, finer than any metric of check resolves (docs/regression-gate.md, Resolution)"),
+    (["native", "--baseline-build", "x", "--threshold", "0.0001"],
+     "--threshold 0.0001: below 0.0005%, finer than METG(50%) resolves (docs/regression-gate.md, the metrics' "
+     "resolution)"),
     (["native"], "name a baseline: --baseline-build DIR, --baseline-external NAME=CORES:COMMAND or --baseline FILE "
                  "(or --save-baseline FILE to write one)"),
     (["native", "serial", "--baseline-external", "b=1:/bin/true"],
      "--baseline-external: name exactly one candidate system (or --external) to compare it with"),
     (["native", "--baseline", "nothing.json"], "--baseline nothing.json: cannot read it"),
+    (["native", "--baseline", "b.json", "--json-format", "bencher"], "--json-format bencher: give --json FILE too"),
 ])
 def test_mistakes_are_one_line_and_exit_2(cli, bin_dir, args, message):
     code, out, err = cli("check", *args)

@@ -36,13 +36,18 @@ from taskbench.report import check_outputs
 BASELINE_FORMAT = 1  # of a --save-baseline file
 BASELINE_SUFFIX = "@baseline"  # a baseline build's system, beside the candidate's in one campaign
 SMALL_ITER = 1024
-# The metrics, smaller is better. The fixed grains' resolution is the timer's over a run of
-# milliseconds (far below 1%); METG's is set by the interpolation of its crossing between the
-# sweep's sizes (a step of x2 / (refine + 1) in -iter): the noise of the efficiencies, not the
-# step, limits it. No threshold below MIN_THRESHOLD is taken: no metric resolves that.
+# The metrics, smaller is better, and the finest relative change each can express at all (its
+# quantization; the noise is the statistics' to weigh). A fixed grain's time per task comes from
+# the core's Elapsed Time, printed to 7 significant digits over a run of 50 ms or more: 1e-6.
+# A METG is interpolated in log(granularity) between the two sizes around its crossing, so it
+# moves continuously with their efficiencies (FLOPs over those same elapsed times): 1e-6 of
+# them, times the slope of the interpolation (at most about 5 near 50%, between sizes that the sweep's
+# factor 4 puts 4^(1/(refine + 1)) apart). Read off the nearest size instead, it could not show a
+# change below that step (59% at refine 2). No --threshold below the coarsest is taken.
 EMPTY, SMALL, METG = "per-task time, empty kernel", f"per-task time, compute_bound -iter {SMALL_ITER}", "METG(50%)"
 GRAIN_FLAGS = {EMPTY: ["-kernel", "empty"], SMALL: ["-kernel", "compute_bound", "-iter", str(SMALL_ITER)]}
-MIN_THRESHOLD = 0.01
+RESOLUTION = {EMPTY: 1e-6, SMALL: 1e-6, METG: 5e-6}
+MIN_THRESHOLD = max(RESOLUTION.values())
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,8 @@ class Preset:
     refine: int
 
 
-FULL = Preset(grain_seconds=0.2, grain_reps=80, metg_steps=8000, metg_reps=32, refine=3)
-QUICK = Preset(grain_seconds=0.05, grain_reps=40, metg_steps=8000, metg_reps=24, refine=2)
+FULL = Preset(grain_seconds=0.5, grain_reps=80, metg_steps=8000, metg_reps=64, refine=2)
+QUICK = Preset(grain_seconds=0.2, grain_reps=40, metg_steps=8000, metg_reps=40, refine=2)
 PILOT_STEPS, MAX_STEPS = 1000, 1_000_000
 MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions that must have one clean crossing
 
@@ -81,8 +86,8 @@ class Cell:
 def add_parser(subparsers, common):
     p = subparsers.add_parser(
         "check", parents=[common], help="regression gate: this build against a baseline (exit 1: regressed)",
-        epilog="exit codes: 0 nothing regressed, 1 a metric regressed, 5 inconclusive (noise, or too few "
-               "repetitions to tell), 2 usage, 3 runs failed, 4 environment; docs/regression-gate.md")
+        epilog="exit codes: 0 nothing regressed, 1 a metric regressed, 5 inconclusive (noise, a failed run, or too "
+               "few repetitions to tell), 2 usage, 4 environment; docs/regression-gate.md")
     p.add_argument("systems", nargs="*", help="systems to check (default: the baseline file's, else the registry's "
                                               "default systems)")
     where = p.add_mutually_exclusive_group()
@@ -96,24 +101,28 @@ def add_parser(subparsers, common):
     p.add_argument("--allow-other-machine", action="store_true",
                    help="compare with a baseline file from another machine or build configuration")
     p.add_argument("--external", metavar="NAME=CORES:COMMAND", help="the candidate is another suite's port")
-    p.add_argument("--quick", action="store_true", help="fewer repetitions and a coarse METG (about 2 minutes a system)")
+    p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (about 70 s a system on 2 cores)")
     p.add_argument("--threshold", type=float, default=5.0,
-                   help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD:.0%})")
+                   help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD:.4%}, the metrics' "
+                        "resolution)")
     p.add_argument("--pattern", default="stencil_1d")
     p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
     p.add_argument("--no-metg", dest="metg", action="store_false", help="the fixed grains only (seconds, not minutes)")
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (e.g. $GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON (see --json-format)")
-    p.add_argument("--json-format", choices=check_outputs.JSON_FORMATS, default="github-action-benchmark",
-                   help="github-action-benchmark (customSmallerIsBetter) or bencher (Bencher Metric Format)")
+    p.add_argument("--json-format", choices=check_outputs.JSON_FORMATS,
+                   help="github-action-benchmark (customSmallerIsBetter, the default) or bencher (Bencher Metric "
+                        "Format)")
     return p
 
 
 def _validate(args) -> float:
     threshold = args.threshold / 100
     if threshold < MIN_THRESHOLD:
-        raise UserError(f"--threshold {args.threshold:g}: below {MIN_THRESHOLD:.0%}, finer than any metric of check "
-                        "resolves (docs/regression-gate.md, Resolution)", EXIT_USAGE)
+        raise UserError(f"--threshold {args.threshold:g}: below {MIN_THRESHOLD:.4%}, finer than METG(50%) resolves "
+                        "(docs/regression-gate.md, the metrics' resolution)", EXIT_USAGE)
+    if args.json_format and not args.json:
+        raise UserError(f"--json-format {args.json_format}: give --json FILE too", EXIT_USAGE)
     if args.width is not None and args.width <= 0:
         raise UserError(f"--width {args.width}: must be positive", EXIT_USAGE)
     if not (args.baseline_build or args.baseline_external or args.baseline or args.save_baseline):
@@ -152,7 +161,8 @@ def main(args, ctx) -> int:
     if args.markdown:
         Path(args.markdown).write_text(check_outputs.markdown(compared, threshold, args.pattern, width))
     if args.json:
-        Path(args.json).write_text(json.dumps(check_outputs.json_document(cells, args.json_format), indent=2) + "\n")
+        document = check_outputs.json_document(cells, args.json_format or check_outputs.JSON_FORMATS[0])
+        Path(args.json).write_text(json.dumps(document, indent=2) + "\n")
     return _exit_status(ctx, compared)
 
 
@@ -308,9 +318,10 @@ class _Measure:
         for system_name in systems:
             curve = analysis.curves.get(system_name)
             values = curve.summary.values if curve else []
-            # A repetition whose curve crosses 50% more than once has no METG to read: left out,
-            # and too many of them make the cell noise. Their spread is the test's to judge.
-            found = [v.seconds for v in values if v.seconds is not None and v.crossings <= 1]
+            # A repetition whose curve crosses 50% more than once has no METG to read, nor one
+            # that never fell below 50% (an upper bound): left out, and too many of them make the
+            # cell noise. Their spread is the test's to judge.
+            found = [v.seconds for v in values if v.status == "found" and v.crossings <= 1]
             if system_name == cell.system:
                 cell.candidate_values = found
             else:
