@@ -15,11 +15,12 @@ from taskbench.plots.colors import color_for  # noqa: E402
 PUBLISHED = "published (Cori, SC20)"
 
 
-def draw_published(ax, series, what: str) -> None:
-    """The paper's own series, grey and dashed, a marker each: beside the measured, never among them."""
+def draw_published(ax, series, what: str, linestyle: str = "--") -> None:
+    """The paper's own series, grey and dashed, a marker each: beside the measured, never among
+    them (linestyle "none": markers alone, for categories a line would join)."""
     for k, (label, points) in enumerate(series):
-        ax.plot([x for x, _ in points], [y for _, y in points], linestyle="--", marker="x+1"[k % 3], linewidth=0.9,
-                color=NOTE_GREY, alpha=0.8, label=f"{what}: {label}")
+        ax.plot([x for x, _ in points], [y for _, y in points], linestyle=linestyle, marker="x+1"[k % 3],
+                linewidth=0.9, color=NOTE_GREY, alpha=0.8, label=f"{what}: {label}")
 
 
 def imbalance(result, patterns, relative_to_balanced, label, published=None) -> Figure | None:
@@ -106,13 +107,10 @@ def metg_vs_parameter(result, study) -> Figure | None:
         drawn = True
     if not drawn:
         return None
-    # The paper's own series, grey and dashed, a marker each: beside the measured, never among them.
-    for k, (label, points) in enumerate(study.published() if study.published else []):
-        points = [(v, m) for v, m in points if v in position]  # the values this result has
-        ax.plot([position[v] if study.categorical else v for v, _ in points], [m for _, m in points],
-                linestyle="none" if study.categorical else "--", marker="x+1"[k % 3], linewidth=0.9, color=NOTE_GREY,
-                alpha=0.8,
-                label=f"published (Cori, SC20): {label}")
+    # Only the values this result has, placed as the measured ones are.
+    paper = [(label, [(position[v] if study.categorical else v, m) for v, m in points if v in position])
+             for label, points in (study.published() if study.published else [])]
+    draw_published(ax, paper, PUBLISHED, "none" if study.categorical else "--")
     if study.categorical:
         ax.set_xticks(range(len(values)))
         ax.set_xticklabels([str(v) for v in values], rotation=30, ha="right", fontsize=8)
