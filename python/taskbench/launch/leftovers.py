@@ -107,12 +107,14 @@ def kill_all(variable: str, value: str, within: float = 2.0) -> int:
     """SIGKILLs every process holding the marker, again until none is left (a launcher may be
     forking one as we look; a killed one takes a moment to exit), for at most `within`
     seconds; srun processes get SIGTERM first (above). Returns how many processes were found."""
-    killed = _cancel_steps(processes_with(variable, value))
-    deadline = time.monotonic() + within
-    while True:
+    pids = processes_with(variable, value)
+    killed = _cancel_steps(pids)
+    if killed:  # their steps have ended since: look again
         pids = processes_with(variable, value)
-        if not pids or time.monotonic() > deadline:
-            return len(killed)
+    deadline = time.monotonic() + within
+    # The first kill follows the first look at once: a guard that wakes on a loaded machine
+    # must not spend its first moments reading /proc twice.
+    while pids and time.monotonic() <= deadline:
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -120,6 +122,8 @@ def kill_all(variable: str, value: str, within: float = 2.0) -> int:
             except ProcessLookupError:
                 pass
         time.sleep(0.005)
+        pids = processes_with(variable, value)
+    return len(killed)
 
 
 def wait_until_gone(variable: str, value: str, within: float) -> list[int]:
