@@ -4,7 +4,7 @@
 #        trials call some metric regressed (a false alarm), improved, unchanged or inconclusive;
 #   A/B: the same build against itself built at -O0 (CMAKE_BUILD_TYPE=Debug: the slower
 #        build), and native_dynamic presented as native's candidate: each must be regressed.
-# Usage: bench/check_false_alarms.sh [TRIALS=20] [SYSTEMS=native]   (~70 s a trial and system on 2 cores)
+# Usage: bench/check_false_alarms.sh [TRIALS=20] [SYSTEMS=native]   (~45 s a trial and system on 2 cores)
 # Prints a line per trial and the counts; never fails on a figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

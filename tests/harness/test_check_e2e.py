@@ -78,8 +78,17 @@ def test_a_slower_candidate_is_regressed_confirmed_and_exits_1(cli, port):
     empty, metg = rows[check.EMPTY], rows[check.METG]
     assert empty[5] == "regressed" and float(empty[4].split("x")[0]) == pytest.approx(1.3, rel=0.03)  # 650 / 500
     assert "confirmed by a second measurement" in empty[6]
-    # The METG is 2 x the overhead: 1.3 us against 1 us, each side's repetitions unpaired.
+    # The METG is 2 x the overhead: 1.3 us against 1 us, repetition k of each side read off the
+    # same grid of sizes, which both sides ran size by size (measure/metg_grid.py).
     assert metg[5] == "regressed" and float(metg[4].split("x")[0]) == pytest.approx(1.3, rel=0.05)
+    import sqlite3
+    grid = {}
+    for system, key in sqlite3.connect(cli.db).execute(
+            "SELECT system, key FROM runs WHERE key LIKE ? ORDER BY id", (f"%/{check.METG}/round%/iter=%",)):
+        grid.setdefault(key.split("/round")[1].split("/")[0], {}).setdefault(system, []).append(key.split("/")[-2:])
+    assert len(grid) == 2  # the measurement and its confirmation
+    for sides in grid.values():
+        assert sides["cand"] and sorted(sides["cand"]) == sorted(sides["base"])
     line = next(line for line in err.splitlines() if f"REGRESSED: cand, {check.EMPTY}: " in line)
     assert float(line.split(": ")[-1].split("x")[0]) == pytest.approx(1.3, rel=0.03)
     bencher = json.loads(open("b.json").read())

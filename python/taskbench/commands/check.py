@@ -6,10 +6,12 @@ better: the time per task with the empty kernel (pure overhead), the time per ta
 grain (compute_bound, SMALL_ITER), and METG(50%). The baseline is another build's binaries
 (--baseline-build DIR), another suite's port (--baseline-external), or a file a previous check
 saved (--baseline FILE). With a build or a port, both sides run interleaved, run by run, in one
-window: a slow minute of the machine hits both, which no stored figure can offer.
+window: a slow minute of the machine hits both, which no stored figure can offer. The METGs pair
+as the grains' runs do: both sides run one grid of sizes (measure/metg_grid.py).
 
-The verdicts come from measure/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm). A cell
-first judged regressed or improved is measured once more, and its verdict stands only if the new
+The verdicts come from measure/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm).
+A cell inconclusive only for its interval's width gets more sets of repetitions (_extend); a
+cell judged regressed or improved is measured once more, and its verdict stands only if the new
 repetitions alone say the same. Exit 0: nothing regressed; 1: something did; 5: no regression
 seen, but some answer is inconclusive.
 """
@@ -18,14 +20,17 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskbench import provenance
 from taskbench.errors import EXIT_OK, EXIT_REGRESSED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
-from taskbench.launch.runner import DISTURBED_CORES
-from taskbench.measure import campaign, regression
+from taskbench.launch.runner import DISTURBED_CORES, disturbed
+from taskbench.measure import campaign, metg_grid, regression
 from taskbench.measure.analysis import analyze
+from taskbench.measure.kernels import throughput
+from taskbench.measure.metg import efficiency
 from taskbench.measure.reliability import background_load
 from taskbench.measure.sweep import SweepParams
 from taskbench.registry.catalog import Registry
@@ -41,9 +46,9 @@ SMALL_ITER = 1024
 # the core's Elapsed Time, printed to 7 significant digits over a run of 50 ms or more: 1e-6.
 # A METG is interpolated in log(granularity) between the two sizes around its crossing, so it
 # moves continuously with their efficiencies (FLOPs over those same elapsed times): 1e-6 of
-# them, times the slope of the interpolation (at most about 5 near 50%, between sizes that the sweep's
-# factor 4 puts 4^(1/(refine + 1)) apart). Read off the nearest size instead, it could not show a
-# change below that step (59% at refine 2). No --threshold below the coarsest is taken.
+# them, times the slope of the interpolation (at most about 5 near 50%, between grid sizes
+# sqrt(2) apart, measure/metg_grid.py). Read off the nearest size instead, it could not show a
+# change below that step (41%). No --threshold below the coarsest is taken.
 EMPTY, SMALL, METG = "per-task time, empty kernel", f"per-task time, compute_bound -iter {SMALL_ITER}", "METG(50%)"
 GRAIN_FLAGS = {EMPTY: ["-kernel", "empty"], SMALL: ["-kernel", "compute_bound", "-iter", str(SMALL_ITER)]}
 RESOLUTION = {EMPTY: 1e-6, SMALL: 1e-6, METG: 5e-6}
@@ -54,14 +59,20 @@ MIN_THRESHOLD = max(RESOLUTION.values())
 class Preset:
     grain_seconds: float  # how long a fixed-grain run lasts: its timesteps are set from a pilot run
     grain_reps: int
-    metg_steps: int
+    metg_seconds: float  # how long a METG grid run near the crossings lasts (its timesteps: from the pilot sweep)
     metg_reps: int
-    refine: int
 
 
-FULL = Preset(grain_seconds=0.5, grain_reps=80, metg_steps=8000, metg_reps=64, refine=2)
-QUICK = Preset(grain_seconds=0.2, grain_reps=40, metg_steps=8000, metg_reps=40, refine=2)
-PILOT_STEPS, MAX_STEPS = 1000, 1_000_000
+# Runs of a few milliseconds measure the machine's hiccups: 4 ms runs at the crossing gave the
+# pairs' efficiency ratios a spread of 5-10%, 25 ms runs 4%, 0.2 s fixed grains 1-2%.
+FULL = Preset(grain_seconds=0.4, grain_reps=60, metg_seconds=0.05, metg_reps=40)
+QUICK = Preset(grain_seconds=0.1, grain_reps=30, metg_seconds=0.025, metg_reps=40)
+PILOT_STEPS, MIN_STEPS, MAX_STEPS = 1000, 100, 1_000_000
+PILOT_REPS = 4  # of the sweep that finds where the METG grid goes
+PILOT_SWEEP_SECONDS = 0.1  # a pilot sweep's run at its first size (-iter START_ITER) lasts about this
+START_ITER = 1 << 14
+KERNEL, THRESHOLD = "compute_bound", 0.5
+MAX_SETS = 4  # of repetitions of one cell: the preset's, then as many more as its interval needs (_extend)
 MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions that must have one clean crossing
 
 
@@ -73,6 +84,7 @@ class Cell:
     baseline_values: list[float] = field(default_factory=list)
     candidate_values: list[float] = field(default_factory=list)
     paired: bool = False  # repetition k of both sides ran one after the other (regression.compare)
+    sets: int = 1  # of repetitions measured (_extend)
     noise: str = ""
     # Where one side never reaches 50% efficiency and the other does: its METG is infinite, a
     # verdict no test is needed for: (verdict, why).
@@ -101,7 +113,7 @@ def add_parser(subparsers, common):
     p.add_argument("--allow-other-machine", action="store_true",
                    help="compare with a baseline file from another machine or build configuration")
     p.add_argument("--external", metavar="NAME=CORES:COMMAND", help="the candidate is another suite's port")
-    p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (about 70 s a system on 2 cores)")
+    p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (about 40 s a system on 2 cores)")
     p.add_argument("--threshold", type=float, default=5.0,
                    help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD:.4%}, the metrics' "
                         "resolution)")
@@ -148,6 +160,7 @@ def main(args, ctx) -> int:
     measure = _Measure(ctx, name, args.pattern, width, preset)
     cells = measure.all(pairs, args.metg, stored)
     _judge(cells, threshold)
+    _extend(cells, threshold, measure, stored)
     _confirm(cells, threshold, measure, stored)
     ctx.store.finish_campaign(name)
     if args.save_baseline:
@@ -259,8 +272,11 @@ class _Measure:
         else:
             self._grain(cell, both)
 
-    def _flags(self, metric: str, steps: int) -> list[str]:
-        return ["-steps", str(steps), "-width", str(self.width), "-type", self.pattern, *GRAIN_FLAGS[metric]]
+    def _graph(self) -> list[str]:
+        return ["-width", str(self.width), "-type", self.pattern]
+
+    def _metg_flags(self, iterations: int) -> list[str]:
+        return [*self._graph(), "-kernel", KERNEL, "-iter", str(iterations)]
 
     def _run(self, system_name: str, flags: list[str], key: str, rep: int | None) -> dict:
         system = self.ctx.registry.get(system_name)
@@ -269,18 +285,17 @@ class _Measure:
             options=campaign.on_cores(system, None if system.external else self.width), timeout=120,
             git_revision=self.ctx.git_revision, stats=campaign.ExecutionStats())
 
-    def _steps(self, cell: Cell) -> int:
-        """Timesteps for a run of about preset.grain_seconds, from a pilot run of the candidate:
-        a run of a millisecond measures the timer and the machine's hiccups, not the runtime."""
-        pilot = self._run(cell.system, self._flags(cell.metric, PILOT_STEPS),
-                          f"{cell.system}/{cell.metric}/round{self.round}/pilot", None)
+    def _steps(self, system_name: str, flags: list[str], seconds: float, what: str) -> int:
+        """Timesteps for a run of about `seconds`, from a pilot run: a run of a millisecond
+        measures the timer and the machine's hiccups, not the runtime."""
+        pilot = self._run(system_name, ["-steps", str(PILOT_STEPS), *flags],
+                          f"{system_name}/{what}/round{self.round}/pilot", None)
         elapsed = pilot.get("elapsed_seconds") if pilot["status"] == "ok" else None
-        if not elapsed:
-            return PILOT_STEPS
-        return int(min(MAX_STEPS, max(PILOT_STEPS, PILOT_STEPS * self.preset.grain_seconds / elapsed)))
+        return _scaled_steps(PILOT_STEPS, elapsed, seconds)
 
     def _grain(self, cell: Cell, both: bool) -> None:
-        flags = self._flags(cell.metric, self._steps(cell))
+        graph = [*self._graph(), *GRAIN_FLAGS[cell.metric]]
+        flags = ["-steps", str(self._steps(cell.system, graph, self.preset.grain_seconds, cell.metric)), *graph]
         sides = [cell.system, cell.baseline] if both and cell.baseline else [cell.system]
         runs = []
         for rep in range(self.preset.grain_reps):
@@ -301,50 +316,100 @@ class _Measure:
         cell.noise = cell.noise or _busy(runs)
 
     def _metg(self, cell: Cell, both: bool) -> None:
-        systems = [cell.system, cell.baseline] if both and cell.baseline else [cell.system]
-        externals = {n: {"cores": s.cores, "command": s.command} for n in systems
-                     if (s := self.ctx.registry.get(n)).external}
+        """METG per repetition on one grid of sizes for both sides (measure/metg_grid.py), found by a
+        short pilot sweep; repetition k of both sides pairs."""
+        sides = [cell.system, cell.baseline] if both and cell.baseline else [cell.system]
+        pilots = {side: self._pilot(side, n) for n, side in enumerate(sides)}
+        brackets = [b for side, pilot in pilots.items() if side in pilot.curves
+                    and (b := metg_grid.bracket(pilot.curves[side].summary.values))]
+        if not brackets:
+            cell.noise = ("no side's pilot sweep reached 50% efficiency at any size: no METG to compare (the "
+                          "fixed grains still tell)")
+            return
+        sizes = metg_grid.grid(brackets)
+        runs = self._grid_runs(sides, sizes, self._grid_steps(sides, sizes))
+        peaks = pilots[cell.system].peaks
+        for run in [*(r for pilot in pilots.values() for r in pilot.runs), *runs.values()]:
+            peaks.observe(run)
+        values = {}
+        for side in sides:
+            points: dict[int, list] = {}
+            for (name, iterations, rep), run in runs.items():
+                if name == side:
+                    eff = efficiency(throughput(run, KERNEL), peaks.peak_for(side, run.get("cores")))
+                    points.setdefault(rep, []).append(metg_grid.curve_point(iterations, run, eff, disturbed(run)))
+            values[side] = metg_grid.metg_per_repetition(points, THRESHOLD)
+        reps = self.preset.metg_reps
+        if len(sides) == 2:
+            cell.baseline_values, cell.candidate_values = metg_grid.pairs(values[cell.baseline], values[cell.system])
+            cell.paired = True
+        else:
+            cell.candidate_values = [v.seconds for v in values[cell.system].values() if metg_grid.clean(v)]
+        unclean = [f"{side}: only {n} of {reps} repetitions have one clean 50% crossing on the grid of "
+                   f"{len(sizes)} sizes (-iter {sizes[-1]}-{sizes[0]})" for side in sides
+                   if (n := sum(map(metg_grid.clean, values[side].values()))) < MIN_CLEAN_SHARE * reps]
+        never = {side: sum(1 for v in values[side].values() if v.status == "none" and v.note.startswith("never reaches"))
+                 for side in sides}
+        cell.noise = "; ".join(unclean) or _busy(list(runs.values()))
+        if len(sides) == 2:
+            cell.categorical = _never_efficient(cell, never, {side: sum(map(metg_grid.clean, values[side].values()))
+                                                              for side in sides}, reps)
+
+    def _pilot(self, side: str, n: int):
+        """A short sweep of one side, with timesteps of its own (a side 18 times slower would make
+        the other's runs too short to tell anything, or its own too long): where it crosses 50%,
+        and the peak, from its large sizes. It goes up once at most: a side below 50% at -iter
+        4 * START_ITER has no METG the other side's could be near."""
+        system = self.ctx.registry.get(side)
+        externals = {side: {"cores": system.cores, "command": system.command}} if system.external else {}
         params = SweepParams(
-            systems=systems, externals=externals, pattern=self.pattern, kernel="compute_bound",
-            steps=self.preset.metg_steps, width=self.width, radix=None, threshold=0.5, reps=self.preset.metg_reps,
-            tries=1, start_iter=1 << 14, refine_points=self.preset.refine, scratch=None, extra_flags=[], timeout=120,
-            ranks=None, threads_per_rank=None, launcher=None, max_spread=0.10, hosts=None)
-        name = f"{self.name}-metg{self.round}"
+            systems=[side], externals=externals, pattern=self.pattern, kernel=KERNEL, width=self.width,
+            steps=self._steps(side, self._metg_flags(START_ITER), PILOT_SWEEP_SECONDS, f"{METG}/pilot"),
+            radix=None, threshold=THRESHOLD, reps=PILOT_REPS, tries=1, start_iter=START_ITER, refine_points=1,
+            max_up=1, scratch=None, extra_flags=[], timeout=120, ranks=None, threads_per_rank=None, launcher=None,
+            max_spread=0.10, hosts=None)
+        name = f"{self.name}-pilot{self.round}-{n}"
         self.ctx.store.claim(name)
         campaign.create(self.ctx.store, name, "metg", params.to_dict(), self.ctx.git_revision)
         campaign.run_sweep(self.ctx.store, self.ctx.registry, name, params, self.ctx.console, self.ctx.git_revision)
-        analysis = analyze(self.ctx.store, name)
-        unclean, never = [], {}
-        for system_name in systems:
-            curve = analysis.curves.get(system_name)
-            values = curve.summary.values if curve else []
-            # A repetition whose curve crosses 50% more than once has no METG to read, nor one
-            # that never fell below 50% (an upper bound): left out, and too many of them make the
-            # cell noise. Their spread is the test's to judge.
-            found = [v.seconds for v in values if v.status == "found" and v.crossings <= 1]
-            if system_name == cell.system:
-                cell.candidate_values = found
-            else:
-                cell.baseline_values = found
-            never[system_name] = sum(1 for v in values if v.status == "none" and v.note.startswith("never reaches"))
-            if len(found) < MIN_CLEAN_SHARE * self.preset.metg_reps:
-                unclean.append(f"{system_name}: only {len(found)} of {self.preset.metg_reps} repetitions have one "
-                               "clean 50% crossing")
-        cell.noise = "; ".join(unclean) or _busy(self.ctx.store.runs(name))
-        if len(systems) == 2:
-            cell.categorical = _never_efficient(cell, never, self.preset.metg_reps)
+        return analyze(self.ctx.store, name)
+
+    def _grid_steps(self, sides: list[str], sizes: list[int]) -> int:
+        """Timesteps for grid runs of about preset.metg_seconds at the grid's middle size for the
+        slower side there (both sides run the same graphs): the fewer of the sides' own."""
+        middle = self._metg_flags(sizes[len(sizes) // 2])
+        return min(self._steps(side, middle, self.preset.metg_seconds, f"{METG}/grid") for side in sides)
+
+    def _grid_runs(self, sides: list[str], sizes: list[int], steps: int) -> dict[tuple[str, int, int], dict]:
+        """{(side, -iter, repetition): run}: every repetition walks the grid (down, then up the next
+        time), both sides at each size one after the other, in alternating order."""
+        runs = {}
+        for rep in range(self.preset.metg_reps):
+            for j, iterations in enumerate(sizes if rep % 2 == 0 else sizes[::-1]):
+                flags = ["-steps", str(steps), *self._metg_flags(iterations)]
+                for side in (sides if (rep + j) % 2 == 0 else sides[::-1]):
+                    runs[side, iterations, rep] = self._run(
+                        side, flags, f"{side}/{METG}/round{self.round}/iter={iterations}/rep{rep}", rep)
+        return runs
 
 
-def _never_efficient(cell: Cell, never: dict[str, int], reps: int) -> tuple[str, str] | None:
-    """Regressed (improved) where most of the candidate's (baseline's) curves never reach 50% and
-    most of the other side's have a METG."""
+def _scaled_steps(steps: int, elapsed: float | None, seconds: float) -> int:
+    """The timesteps that make a run of `steps` lasting `elapsed` last about `seconds`."""
+    if not elapsed:
+        return steps
+    return int(min(MAX_STEPS, max(MIN_STEPS, steps * seconds / elapsed)))
+
+
+def _never_efficient(cell: Cell, never: dict[str, int], found: dict[str, int], reps: int) -> tuple[str, str] | None:
+    """Regressed (improved) where most of the candidate's (baseline's) curves never reach 50% on
+    the grid, sizes at which most of the other side's cross it: its METG lies beyond them."""
     enough = MIN_CLEAN_SHARE * reps
-    if never[cell.system] >= enough and len(cell.baseline_values) >= enough:
+    if never[cell.system] >= enough and found[cell.baseline] >= enough:
         return regression.REGRESSED, (f"{never[cell.system]} of {reps} of its curves never reach 50% efficiency "
-                                      "(no METG), where the baseline's have one")
-    if never[cell.baseline] >= enough and len(cell.candidate_values) >= enough:
+                                      "at the sizes where the baseline's cross it (METG beyond them)")
+    if never[cell.baseline] >= enough and found[cell.system] >= enough:
         return regression.IMPROVED, (f"{never[cell.baseline]} of the baseline's {reps} curves never reach 50% "
-                                     "efficiency (no METG), where the candidate's have one")
+                                     "efficiency at the sizes where the candidate's cross it")
     return None
 
 
@@ -364,6 +429,47 @@ def _judge(cells: list[Cell], threshold: float) -> None:
     for cell, p in zip(compared, adjusted):
         cell.p_adjusted = p
         cell.verdict, cell.why = cell.categorical or regression.verdict(cell.comparison, p, threshold, cell.noise)
+
+
+def _extend(cells: list[Cell], threshold: float, measure: _Measure, stored: dict | None) -> None:
+    """A cell inconclusive only because its interval is too wide (no noise, enough repetitions)
+    gets more sets of repetitions, as many as its width says it needs (an interval narrows as
+    1/sqrt(n)), and is judged on all of them together: a runtime whose runs differ by 10% from
+    one to the next (native_dynamic's empty kernel) needs more than the preset gives. At most
+    MAX_SETS sets in all, so that a check's time stays bounded; a cell that would need more
+    stays inconclusive, saying how many."""
+    wide = [c for c in cells if c.verdict == regression.INCONCLUSIVE and not c.noise and not c.categorical
+            and c.comparison.p is not None]
+    left: dict[int, str] = {}  # cell index: why it was not extended
+    for i, cell in enumerate(wide):
+        per_set, needed = len(cell.candidate_values), _repetitions_needed(cell.comparison, threshold)
+        if needed is None or needed > MAX_SETS * per_set:
+            left[i] = (f"; about {needed} repetitions would settle it, more than {MAX_SETS} sets of {per_set}"
+                       if needed else "; its estimate lies on the threshold's edge")
+            continue
+        while len(cell.candidate_values) < needed and not cell.noise and cell.sets < MAX_SETS:
+            more = Cell(cell.system, cell.baseline, cell.metric)
+            measure.measure(more, stored is None)
+            cell.noise = more.noise
+            cell.candidate_values += more.candidate_values
+            if stored is None:
+                cell.baseline_values += more.baseline_values
+            cell.sets += 1
+    if any(c.sets > 1 for c in wide):
+        _judge(cells, threshold)
+    for i, cell in enumerate(wide):
+        cell.why += left.get(i, f" ({len(cell.candidate_values)} repetitions in {cell.sets} sets)")
+
+
+def _repetitions_needed(c: regression.Comparison, threshold: float) -> int | None:
+    """Repetitions after which an interval as wide as this one, narrowing as 1/sqrt(n), would
+    clear the threshold's band edge nearest its estimate (with a 20% margin); None where the
+    estimate lies on that edge."""
+    half = (math.log(c.high) - math.log(c.low)) / 2
+    room = abs(abs(math.log(c.ratio)) - math.log1p(threshold))
+    if room < 1e-9:
+        return None
+    return math.ceil(1.2 * len(c.candidate) * (half / room) ** 2)
 
 
 def _confirm(cells: list[Cell], threshold: float, measure: _Measure, stored: dict | None) -> None:
