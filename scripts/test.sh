@@ -64,7 +64,7 @@ under_load() {
 }
 stage "unit and native end-to-end tests beside 2 busy processes (release, ASan+UBSan)" under_load
 stage "end-to-end tests (ASan+UBSan systems)" env TASKBENCH_BUILD_DIR=build-asan \
-  .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py tests/e2e/test_valid_configs.py -q
+  .venv/bin/python -m pytest tests/e2e/test_systems.py tests/e2e/test_fuzz_flags.py tests/e2e/test_valid_configs.py -q -n 2
 stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=build-tsan-native \
   .venv/bin/python -m pytest tests/e2e/test_native.py tests/e2e/test_systems.py -q -k native
 # Spark and TensorFlow run in the last stage only, with their install (below). Two workers
@@ -104,19 +104,19 @@ done
 
 # Spark, TensorFlow and legate's wheel (Legion and Realm): hundreds of MB each, so installed only
 # here (Java 17 from Debian, the pyproject groups spark, tensorflow and legion; fast when
-# present), then tested by their own files, which run every pattern in one run per system. The
+# present), then tested by their own files, which run every pattern in one run per system, on
+# two workers (most of it waits on JVMs and clusters starting). The
 # Legion family is compiled against the wheel: the release build is configured again, so that
 # CMake finds it (and the NVIDIA driver, or builds the stand-in), and its systems built. A
 # missing engine fails here, never skips.
 large_engines() {
   scripts/install-large-engines.sh &&
     scripts/build.sh build -DCMAKE_BUILD_TYPE=Release &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_spark.py tests/e2e/test_tensorflow.py -q &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/cluster/test_spark_across_hosts.py \
-      tests/cluster/test_listening_across_hosts.py -q -k spark &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_realm.py tests/e2e/test_legion.py \
-      tests/e2e/test_legate.py -q &&
-    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_systems.py -q -k "realm or legion" &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest -q -n 2 --dist worksteal tests/e2e/test_spark.py \
+      tests/e2e/test_tensorflow.py tests/cluster/test_spark_across_hosts.py \
+      "tests/cluster/test_listening_across_hosts.py::test_a_run_across_hosts_listens_only_on_its_hosts_addresses[spark_standalone]" \
+      tests/e2e/test_realm.py tests/e2e/test_legion.py tests/e2e/test_legate.py &&
+    TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_systems.py -q -n 2 -k "realm or legion" &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q \
       -k "spark or tensorflow or realm or legion or legate" &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/harness/test_fault_matrix.py -q \
