@@ -70,6 +70,9 @@ def test_the_repetitions_needed_grow_as_the_square_of_the_width_over_the_room_le
     # Closer to the edge, more; on it, no number would do.
     assert check._repetitions_needed(comparison(1.03, 0.06, 30), 0.05) > 4 * 30
     assert check._repetitions_needed(comparison(1.05, 0.06, 30), 0.05) is None
+    # Within a tenth of the half-width of it (a check once said "about 363557 repetitions"): the edge.
+    assert check._repetitions_needed(comparison(1.049, 0.06, 30), 0.05) is None
+    assert check._repetitions_needed(comparison(1.04, 0.06, 30), 0.05) > 4 * 30
 
 
 class Repetitions:

@@ -464,10 +464,11 @@ def _extend(cells: list[Cell], threshold: float, measure: _Measure, stored: dict
 def _repetitions_needed(c: regression.Comparison, threshold: float) -> int | None:
     """Repetitions after which an interval as wide as this one, narrowing as 1/sqrt(n), would
     clear the threshold's band edge nearest its estimate (with a 20% margin); None where the
-    estimate lies on that edge."""
+    estimate lies on that edge: within a tenth of the interval's half-width of it (more than 120
+    times the repetitions: a count that says nothing, as the estimate itself moves that much)."""
     half = (math.log(c.high) - math.log(c.low)) / 2
     room = abs(abs(math.log(c.ratio)) - math.log1p(threshold))
-    if room < 1e-9:
+    if room < 1e-9 or room < half / 10:
         return None
     return math.ceil(1.2 * len(c.candidate) * (half / room) ** 2)
 
