@@ -73,8 +73,7 @@ stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=bu
 # for the same tests with the large engines installed).
 stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q -n 2 --dist worksteal \
   --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py \
-  --ignore=tests/cluster/test_spark_across_hosts.py --ignore=tests/slurm --ignore=tests/harness/test_check_e2e.py \
-  --deselect "tests/cluster/test_listening_across_hosts.py::test_a_run_across_hosts_listens_only_on_its_hosts_addresses[spark_standalone]"
+  --ignore=tests/cluster/test_spark_across_hosts.py --ignore=tests/slurm --ignore=tests/harness/test_check_e2e.py
 
 # The regression gate alone: it calls any answer inconclusive while other processes use more
 # than half a core (as it should on a shared CI runner), which the other worker's tests would do.
@@ -113,9 +112,8 @@ large_engines() {
   scripts/install-large-engines.sh &&
     scripts/build.sh build -DCMAKE_BUILD_TYPE=Release &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest -q -n 2 --dist worksteal tests/e2e/test_spark.py \
-      tests/e2e/test_tensorflow.py tests/cluster/test_spark_across_hosts.py \
-      "tests/cluster/test_listening_across_hosts.py::test_a_run_across_hosts_listens_only_on_its_hosts_addresses[spark_standalone]" \
-      tests/e2e/test_realm.py tests/e2e/test_legion.py tests/e2e/test_legate.py &&
+      tests/e2e/test_tensorflow.py tests/cluster/test_spark_across_hosts.py tests/e2e/test_realm.py \
+      tests/e2e/test_legion.py tests/e2e/test_legate.py &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_systems.py -q -n 2 -k "realm or legion" &&
     TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest tests/e2e/test_engine_stderr.py -q \
       -k "spark or tensorflow or realm or legion or legate" &&

@@ -7,9 +7,10 @@ one tests execution.
 TASKBENCH_VALID_SEED (default 1) and TASKBENCH_VALID_LINES (default 300; 100 in a sanitizer
 build) pick the lines. Each system gets its own window of a seeded permutation of them, the
 windows laid end to end, so that the systems together run every line; every window holds at
-least two multi-graph lines. MPI systems run under mpirun with 1, 2 and 3 ranks in turn. The
-engines that take seconds to start (ray, dask_distributed) run their window in one run, the
-lines joined by -and. Spark and TensorFlow are left out (LARGE_ENGINES: a JVM or TensorFlow per
+least two multi-graph lines. MPI systems run under mpirun with 1, 2 and 3 ranks in turn. A
+system whose every run starts an interpreter or mpirun runs its lines a few at a time, joined by
+-and (JOIN), and the engines that take seconds to start (ray, dask_distributed) their whole
+window in one run. Spark and TensorFlow are left out (LARGE_ENGINES: a JVM or TensorFlow per
 run; their own files test them). TASKBENCH_BUILD_DIR picks the build. The seed, the count and
 per system the lines run and passed are printed at the end of the session."""
 from __future__ import annotations
@@ -78,6 +79,10 @@ JOINED = ("ray", "ray_compiled", *SLOW_TO_START)
 # Lines per system, as a share of the count: process starts dominate (mpirun 0.2-0.5 s, a Python
 # engine 0.1-0.8 s, StarPU 0.15 s, the other C++ systems a few ms).
 SHARE = {"native": 1 / 3, "mpi": 1 / 12, "python": 1 / 12, "joined": 1 / 40}
+# Lines per run, joined by -and (0: the whole window in one run). One line a run where a start
+# costs milliseconds; where it costs an interpreter or mpirun (mpi4py_futures: 1 s a run, 26 s
+# for its 25 lines alone), four: every line still runs, and on every rank count, in 7 runs.
+JOIN = {"native": 1, "mpi": 4, "python": 4, "joined": 0}
 
 
 def kind(system: System) -> str:
@@ -234,11 +239,15 @@ def test_system_matches_serial(system, reference, probe):
     picked = [i for i in WINDOWS[system.name] if i in reference]  # the others fail on serial already
     rng = random.Random(f"{SEED}:{system.name}")
     mpi = kind(system) == "mpi"
-    if kind(system) == "joined":
-        joined = [a for n, i in enumerate(picked) for a in (["-and"] if n else []) + LINES[i]]
-        runs = [(picked, joined, serial_totals(joined))] if picked else []
-    else:
-        runs = [([i], LINES[i], reference[i]) for i in picked]
+    size = JOIN[kind(system)] or max(1, len(picked))
+    runs = []
+    for first in range(0, len(picked), size):
+        lines = picked[first:first + size]
+        if len(lines) == 1:
+            runs.append((lines, LINES[lines[0]], reference[lines[0]]))
+        else:
+            joined = [a for n, i in enumerate(lines) for a in (["-and"] if n else []) + LINES[i]]
+            runs.append((lines, joined, serial_totals(joined)))
     failures = []
     for n, (lines, args, want) in enumerate(runs):
         ranks = 1 + n % 3 if mpi else 0
