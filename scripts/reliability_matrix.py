@@ -86,7 +86,11 @@ def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: st
         "injection and their verdicts are `python/taskbench/faults.py`, which "
         "`tests/harness/test_fault_matrix.py` runs too. Where this machine has no GPU, the GPU systems "
         "run on the CUDA runtime stand-in (`build/tests/gpu-standin`, [gpu.md](gpu.md)), marked so: "
-        "their own host code, the core's GPU host code and the harness are what those rows test.",
+        "their own host code, the core's GPU host code and the harness are what those rows test. "
+        f"The hang case's timeout, {faults.HANG_TIMEOUT:g} s, is past the moment most systems reach the "
+        "hung task (well under 1 s); engines that start for longer (Ray, Parsl, a Dask cluster) are "
+        "stopped in their start-up, which tests the same thing (no process of the run left), and "
+        "their own tests (`tests/e2e/test_parsl.py`, `test_ray_compiled.py`) stop a hang they reached.",
         "",
         "| fault | graphs | `TASKBENCH_FAULT` | what it does | caught when the harness stored |",
         "|---|---|---|---|---|",
