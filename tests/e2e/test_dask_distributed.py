@@ -1,8 +1,9 @@
 """dask_distributed, which starts its own cluster for each run, so out of the shared matrix of
 test_systems.py (SLOW_TO_START): every pattern in one run (graphs side by side, -and) against
 serial, other kernels and 1 MiB outputs, the fault switch; attached to a cluster started
-elsewhere, through the harness's `dask` launcher, and a worker process killed in the middle of
-a run, reported promptly, with no process of the cluster left behind."""
+elsewhere, through the harness's `dask` launcher, a worker process killed in the middle of a
+run, reported promptly, and a hung task stopped by the harness's timeout, with no process of
+the cluster left behind."""
 from __future__ import annotations
 
 import os
@@ -62,6 +63,19 @@ def test_a_killed_worker_fails_the_run_promptly(probe):
     assert got.returncode == -9, got.stderr
     assert re.search(r"taskbench: worker process \d+ was killed by SIGKILL\n", got.stderr), got.stderr
     assert "Total Tasks" not in got.stdout
+
+
+def test_a_hung_task_is_stopped_by_the_harness_timeout(probe, tmp_path):
+    """A task that sleeps forever once the cluster is up (it starts in about 2 s; the fault
+    matrix's 1.5 s timeout stops it in its start-up): the harness's timeout ends the run, and
+    the probe fixture finds no process of the cluster left."""
+    require()
+    env = {**os.environ, PROBE: probe, "PYTHONPATH": str(ROOT / "python"), "TASKBENCH_FAULT": "hang:0,2,1"}
+    got = subprocess.run([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "tb.db"), "-q", "--build-dir",
+                          str(BUILD), "run", "--timeout", "8", "dask_distributed", "-steps", "4", "-width", "2"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert got.returncode == 3, got.stdout + got.stderr  # a failed run, stored
+    assert "timeout: exceeded the 8 s timeout" in got.stdout, got.stdout + got.stderr
 
 
 def test_attached_to_a_cluster_started_elsewhere(probe, monkeypatch):
