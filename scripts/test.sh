@@ -85,7 +85,8 @@ stage "regression gate end to end (taskbench check, alone)" .venv/bin/python -m 
 # A real Slurm (Debian's slurm-wlm, munge) on the test cluster's hosts, apart from the other
 # stages: its tests time Slurm's own reactions (a lost node, a time limit). On two workers, each
 # with a Slurm of its own: the time-limit test waits 55 s for Slurm's shortest limit, a minute,
-# and the other tests run meanwhile (82 s alone, 67 s so). Where Slurm cannot start, they fail, saying why.
+# and the other tests run meanwhile (82 s alone, 67 s so). Where Slurm cannot start, they fail,
+# saying why.
 stage "Slurm test cluster: srun, salloc and sbatch (Open MPI, MPICH, Dask, Parsl; a lost node, a time limit, scancel)" \
   .venv/bin/python -m pytest tests/slurm -q -n 2
 

@@ -12,7 +12,7 @@ rejected after their huge values).
 
 MPI systems run a few lines as singletons and one with mpirun -np 2 (each launch costs ~0.3 s);
 the engines that start for seconds (SLOW_TO_START: Parsl's executor, 4.7 s a run) a quarter of
-the lines: the parser they share with every system is fuzzed there, their own flags here.
+the lines: the parser they share is fuzzed on every other system; their own flags here.
 TASKBENCH_FUZZ_SEED (default 1), TASKBENCH_FUZZ_LINES (per local system, default 40) and
 TASKBENCH_FUZZ_MPI_LINES (default 6) make longer runs; TASKBENCH_BUILD_DIR picks the build.
 Totals per system are printed at the end of the session."""
