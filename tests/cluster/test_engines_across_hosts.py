@@ -3,6 +3,7 @@ started by the harness from the first host with the cluster description (docs/cl
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import pytest
@@ -63,8 +64,11 @@ def test_a_metg_sweep_across_hosts_shows_each_hosts_work(cluster, tmp_path):
                     if line.startswith("mpi_p2p per host"))
     assert all(f"{cluster.prefix}-h{k} 1/20" in per_host for k in (1, 2, 3)), per_host
     assert "the 3 hosts are the test cluster's" in got.stdout + got.stderr
-    said = got.stdout + got.stderr
-    assert "peak with 3 cores: " in said and "from the stored `taskbench peak` run" in said, said
+    # The cluster's stored peak is found (its machine is the 3 hosts); a campaign run on the
+    # shared cores may beat it, and the line then names both.
+    said = " ".join((got.stdout + got.stderr).split())  # the console may wrap a long line
+    assert re.search(r"peak with 3 cores: \S+ \S+, from the (campaign's best run \([^)]*\), above the )?"
+                     r"stored `taskbench peak` run of campaign peak-", said), said
     with sqlite3.connect(tmp_path / "m.db") as db:
         (machine_id, machine), = db.execute("SELECT machine_id, machine FROM campaigns WHERE kind='metg'")
     assert machine_id.startswith(f"hosts:{cluster.prefix}-h1|")

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench.measure.kernels import kernel_info, peak_kernel, throughput
+from taskbench import units
+from taskbench.measure.kernels import kernel_info, peak_kernel, throughput, unit
 from taskbench.registry import entry_processors
 from taskbench.registry.locations import find_layout
 
@@ -117,9 +118,17 @@ class PeakTable:
         return best.value if best else None
 
     def source(self, cores: int | None, processor: str = "cpu") -> str:
-        """Which run defined the peak at `cores` (GPU: task slots), in words."""
+        """Which run defined the peak at `cores` (GPU: task slots), in words; and a stored peak
+        run the campaign beat, whose own figure was low (measured beside other work, or on
+        another day's clock)."""
         best, stored = self._best(cores, processor)
-        return best.describe(stored) if best else "nothing measured with as many cores"
+        if best is None:
+            return "nothing measured with as many cores"
+        beaten = None if stored else self.stored.get((processor, cores or 1))
+        if beaten is None:
+            return best.describe(stored)
+        return (f"{best.describe(False)}, above the {beaten.describe(True)} "
+                f"at {units.rate(beaten.value, unit(self.kernel))}")
 
     def describe(self, processor: str = "cpu") -> dict[int, dict]:
         """{cores: the peak and its source} of one processor's peaks."""
