@@ -130,7 +130,7 @@ def metg(build: Path, reps: int) -> None:
 def robust_metg(runs: list[dict], system: str, peak: float) -> float | None:
     """Median over repetitions of METG(50%), the fastest try per size, as the harness does."""
     sys.path.insert(0, str(ROOT / "python"))
-    from taskbench.measure.metg import CurvePoint, metg_of_curve, summarize
+    from taskbench.measure.metg import CurvePoint, median_metg, metg_of_curve
 
     best: dict[tuple[str, int], dict] = {}
     for r in runs:
@@ -143,7 +143,7 @@ def robust_metg(runs: list[dict], system: str, peak: float) -> float | None:
         points = [CurvePoint(it, float(r["granularity_seconds"]), float(r["flops_per_second"]) / peak)
                   for (rp, it), r in best.items() if rp == rep]
         values.append(metg_of_curve(points, 0.5))
-    return summarize(values).median
+    return median_metg(values)
 
 
 def fmt_us(seconds: float | None) -> str:

@@ -18,6 +18,23 @@ def seconds(value: float | None) -> str:
     return f"{value / scale:.3g} {name}"
 
 
+def seconds_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """"352 ns (341-366)": a figure and its interval, the bounds in the figure's unit (a bound
+    in another one, "980 ns (950-1020)", stays readable beside it); "352 ns" without one."""
+    if value is None:
+        return "—"
+    figure = seconds(value)
+    if low is None or high is None or value == 0:
+        return figure
+    scale = next(s for s, n in reversed(_PREFIXES) if figure.endswith(" " + n))
+    return f"{figure} ({_bound(low / scale)}–{_bound(high / scale)})"
+
+
+def _bound(value: float) -> str:
+    """An interval's bound to 3 significant digits, written out (1020, not 1.02e+03)."""
+    return f"{value:#.3g}".rstrip(".") if abs(value) < 1000 else f"{value:.0f}"
+
+
 def rate(value: float | None, unit: str) -> str:
     if value is None:
         return "—"

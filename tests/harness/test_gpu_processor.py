@@ -204,10 +204,12 @@ def test_a_gpu_run_never_raises_the_cpu_peak():
 def test_tables_show_gpu_slots_and_each_processors_peak(store):
     a = analyze(store, "mixed")
     _, rows = metg_table(a)
-    assert [(r[0], r[1], r[7]) for r in rows] == [("cpusys", "16", "100 GFLOP/s"),
+    assert [(r[0], r[1], r[6]) for r in rows] == [("cpusys", "16", "100 GFLOP/s"),
                                                   ("gpusys", "16 GPU slots", "400 GFLOP/s"),
                                                   ("gone", "16", "100 GFLOP/s")]
-    metg = 1e-4 * 10 ** (-2 / 3)  # log-interpolated where efficiency crosses 50%: 2/3 of the way from 1.0 to 0.25
+    # Where efficiency crosses 50%, 2/3 of the way from 1.0 to 0.25, linearly in log(work per task):
+    # from 1e-4 s (100% of 1e-4 s) to 2.5e-6 s (25% of 1e-5 s); METG = that work / 50%.
+    metg = 1e-4 * 0.025 ** (2 / 3) / 0.5
     assert notes_below_table(a) == [
         "peak with 16 cores: 100 GFLOP/s, from the stored `taskbench peak` run of campaign peaks (cpusys -iter 262144)",
         "peak with 16 GPU slots: 400 GFLOP/s, from the stored `taskbench peak` run of campaign peaks "

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, relative_spread, summarize
+from taskbench.measure.estimate import estimate
+from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, relative_spread
 from taskbench.measure.analysis import analyze_runs
 from taskbench.measure.peak import PeakTable
 from taskbench.measure.sweep import SweepParams
@@ -78,31 +79,25 @@ def test_failed_points_are_skipped():
     assert metg_of_curve(curve((50, None, None)), 0.5).status == "none"
 
 
-def test_noisy_repetitions_report_median_range_and_warning():
-    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, e)), 0.5) for e in (0.1, 0.2, 0.3)]
-    s = summarize(reps, max_spread=0.10)
-    values = sorted(v.seconds for v in reps)
-    assert s.median == pytest.approx(values[1]) and s.low == values[0] and s.high == values[2]
-    assert s.spread == pytest.approx((values[2] - values[0]) / values[1])
-    assert s.found == 3
-    assert any("disagree" in w for w in s.warnings)
+def test_the_median_method_is_the_median_of_the_repetitions_own_with_its_bootstrap_interval():
+    values = [(0.1, 0.2, 0.3)[k] for k in range(3)]
+    reps = {k: curve((100, 10e-6, 0.9), (10, 1e-6, e)) for k, e in enumerate(values)}
+    own = sorted(metg_of_curve(points, 0.5).seconds for points in reps.values())
+    s = estimate(reps, 0.5, "median")
+    assert s.seconds == pytest.approx(own[1]) and s.found == 3 and s.status == "found"
+    # The median of resampled repetitions lies among their own METGs: so does its interval.
+    assert own[0] <= s.low <= s.seconds <= s.high <= own[2]
 
 
-def test_quiet_repetitions_do_not_warn():
-    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, 0.1 + d)), 0.5) for d in (0, 0.001)]
-    assert summarize(reps, max_spread=0.10).warnings == []
-
-
-def test_partial_repetitions_are_flagged():
-    reps = [metg_of_curve(curve((100, 10e-6, 0.9), (10, 1e-6, 0.1)), 0.5),
-            metg_of_curve(curve((100, 10e-6, 0.4)), 0.5)]
-    s = summarize(reps)
-    assert s.found == 1 and any("only 1 of 2" in w for w in s.warnings)
+def test_a_repetition_short_of_the_threshold_leaves_the_others_figure():
+    reps = {0: curve((100, 10e-6, 0.9), (10, 1e-6, 0.1)), 1: curve((100, 10e-6, 0.4))}
+    s = estimate(reps, 0.5, "median")
+    assert s.found == 1 and s.seconds == metg_of_curve(reps[0], 0.5).seconds and s.low is None
 
 
 def test_summary_without_any_metg():
-    s = summarize([metg_of_curve(curve((100, 10e-6, 0.3)), 0.5)])
-    assert s.median is None and s.text_status.startswith("no METG")
+    s = estimate({0: curve((100, 10e-6, 0.3))}, 0.5)
+    assert s.seconds is None and s.text_status.startswith("no METG") and s.text == "no METG"
 
 
 def test_relative_spread():

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness_helpers import REPO
+from taskbench.commands.export import PLACEMENT_COLUMNS
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from taskbench.measure import campaign
 from taskbench.measure.sweep import SweepParams
@@ -308,7 +309,9 @@ def test_export_json_is_an_array_of_one_flat_record_per_run(cli, bin_dir, tmp_pa
     assert cli("-q", "export", "--json", "runs.json")[0] == 0
     records = json.loads((tmp_path / "runs.json").read_text())
     assert isinstance(records, list) and len(records) == 2
-    assert all(list(r) == ["id", *RUN_COLUMNS] for r in records)
+    assert all(list(r) == ["id", *RUN_COLUMNS, *PLACEMENT_COLUMNS] for r in records)
+    # A run campaign takes no placement probes: nothing to say of its runs' placement.
+    assert all(r["one_way_ns"] is None and r["placement"] is None for r in records)
     assert [(r["campaign"], r["steps"], r["width"]) for r in records] == [("a", 3, 4), ("b", 5, 2)]
     assert records[1]["flags"] == ["-steps", "5", "-width", "2"]  # nested, not a JSON string
     assert records[1]["report"]["graphs"][0]["timesteps"] == 5
@@ -320,4 +323,4 @@ def test_export_json_is_an_array_of_one_flat_record_per_run(cli, bin_dir, tmp_pa
     except ImportError:
         return  # the shape above is what pandas.read_json loads; checked with it where installed
     frame = pandas.read_json(tmp_path / "runs.json")
-    assert frame.shape == (2, 1 + len(RUN_COLUMNS)) and list(frame["campaign"]) == ["a", "b"]
+    assert frame.shape == (2, 1 + len(RUN_COLUMNS) + len(PLACEMENT_COLUMNS)) and list(frame["campaign"]) == ["a", "b"]

@@ -104,9 +104,10 @@ def stored(tmp_path, monkeypatch):
     store.close()
 
 
-# log-interpolated where efficiency crosses 50%: two thirds of the way from 1.0 to 0.25.
-METG_1 = 1e-5 * 10 ** (-2 / 3)
-METG_2 = 2e-5 * 10 ** (-2 / 3)
+# Where efficiency crosses 50%, two thirds of the way from 1.0 to 0.25 linearly in log(work per
+# task), from 1e-5 s of work (100% of 1e-5 s) to 2.5e-7 s (25% of 1e-6 s); METG = that work / 50%.
+METG_1 = 1e-5 * 0.025 ** (2 / 3) / 0.5
+METG_2 = 2e-5 * 0.025 ** (2 / 3) / 0.5
 
 
 def test_metg_per_system_and_core_count_from_the_stored_runs(stored):
@@ -117,7 +118,7 @@ def test_metg_per_system_and_core_count_from_the_stored_runs(stored):
     columns, rows = scaling.table(result)
     assert columns == ["measure", "-iter", "system", "on 1 core", "on 2 cores", "efficiency on 2"]
     assert rows[-4:] == [
-        ["METG(50%)", "", "native", "2.15 µs", "4.31 µs (10.8x floor)", ""],
+        ["METG(50%)", "", "native", "1.71 µs", "3.42 µs (8.5x floor)", ""],
         ["METG(50%)", "", "openmp_for", "no METG (best 30%)", "not run yet", ""],
         ["METG(50%)", "", "gone", "not available: binary missing", "not available: binary missing", ""],
         ["METG(50%)", "", "no-runtime floor", "— (one worker exchanges nothing)", "400 ns", ""]]
@@ -132,9 +133,9 @@ def test_the_100_percent_at_c_cores_comes_from_c_core_runs_only(stored):
     assert one.curves["native"].peak == 1e9 and two.curves["native"].peak == 4e9
     lines = scaling.findings(result)
     assert lines[-4:] == [
-        "METG(50%) on 1 core: native 2.15 µs; no floor (one worker exchanges nothing)",
+        "METG(50%) on 1 core: native 1.71 µs; no floor (one worker exchanges nothing)",
         "100% on 1 core (P-cores1): stored `taskbench peak` run of campaign peaks (native -iter 65536)",
-        "METG(50%) on 2 cores: native 4.31 µs, 10.8x the floor; floor 400 ns (2 pinned threads, 200 ns per row)",
+        "METG(50%) on 2 cores: native 3.42 µs, 8.5x the floor; floor 400 ns (2 pinned threads, 200 ns per row)",
         "100% on 2 cores (P-cores2): stored `taskbench peak` run of campaign peaks (native -iter 65536)"]
 
 

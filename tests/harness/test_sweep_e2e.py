@@ -27,16 +27,18 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert prov[2] and prov[4] and prov[5] and prov[6] >= 1
     assert con.execute("SELECT status FROM campaigns WHERE name='small'").fetchone()[0] == "done"
     machine = json.loads(con.execute("SELECT machine FROM campaigns WHERE name='small'").fetchone()[0])
-    # The build's bench_exchange_floor ran twice, unless it cannot run here.
+    # The build's bench_exchange_floor probed the placement before the first run, between the
+    # runs and after the last, unless it cannot run here.
     latency = machine.get("core_to_core_one_way_ns")
     probe = bin_dir.parent / "bench" / "bench_exchange_floor"
     assert latency or not probe.exists() or len(os.sched_getaffinity(0)) < 2, machine
     if latency:
         start, end = latency
         assert 0 < start < 1e5 and 0 < end < 1e5
-        # And once the floor of the sweep's own graph at its width, a thread per column.
+        # Each probe is also the floor of the sweep's own graph at its width, a thread per column.
         floor = machine["no_runtime_floor"]
-        assert (floor["width"], floor["workers"]) == (2, 2)
+        assert (floor["width"], floor["workers"]) == (2, 2) and floor["probes"] == len(machine["placement_probes"])
+        assert floor["no_runtime_row_ns"] == min(p["no_runtime_row_ns"] for p in machine["placement_probes"])
         assert 0 < floor["exchange_row_ns"] < 1e5 and 0 < floor["no_runtime_row_ns"] < 1e5
         assert floor["metg_lower_bound_seconds"] == pytest.approx(2 * floor["no_runtime_row_ns"] * 1e-9, abs=2e-9)
     blas = json.loads(con.execute("SELECT report FROM runs WHERE system='serial' AND status='ok' "
@@ -53,7 +55,9 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     assert "data:image/png;base64," in text and "METG(50%)" in text and "Provenance" in text
     assert html.escape(blas) in text  # whatever BLAS ran
     if latency:
-        assert f"core-to-core {start:.0f} ns / {end:.0f} ns (start / end)" in text
+        probes = [p["one_way_ns"] for p in machine["placement_probes"]]
+        assert (probes[0], probes[-1]) == (start, end) and len(probes) >= 2
+        assert f"core-to-core {min(probes):.0f}-{max(probes):.0f} ns one way over {len(probes)} probes" in text
         assert "no-runtime floor: METG(50%) " in text and " pinned threads, " in text
     assert "peak with 1 core: " in text and "from the campaign&#x27;s best run (serial -iter " in text
     pngs = sorted((tmp_path / "out" / "report_figures").glob("*.png"))
@@ -74,12 +78,13 @@ def test_metg_sweep_report_and_exports(cli, bin_dir, tmp_path):
     code, out, err = cli("-q", "compare", "small", "again")
     compare_rows = {l.split("\t")[0]: l.split("\t") for l in out.splitlines()[1:]}
     # Two repetitions of 20 steps may disagree: then no ratio, one line why, exit 5.
-    refused = compare_rows["serial"][-1] == "unreliable"
+    refused = compare_rows["serial"][5] == "unreliable"
     assert (code, refused, "serial: no B/A ratio" in err) in {(0, False, False), (5, True, True)}, (code, out, err)
     assert compare_rows["openmp_for"][4] == "not in B"
     code, out, _ = cli("-q", "compare", "small", "again", "--allow-unreliable")
     compare_rows = {l.split("\t")[0]: l.split("\t") for l in out.splitlines()[1:]}
-    assert code == 0 and compare_rows["serial"][-1].split(" ")[0].endswith("x")
+    assert code == 0 and compare_rows["serial"][5].split(" ")[0].endswith("x")
+    assert compare_rows["serial"][6] in ("differ", "not told apart")
     assert cli("report", "--html", "all.html")[0] == 0
     page = (tmp_path / "all.html").read_text()
     # Two METG campaigns: a summary first, the newest open, the older folded.

@@ -33,7 +33,8 @@ def drive(params, model=synthetic_run, stored=None):
 
 
 def params(**kw):
-    base = dict(systems=["a"], reps=1, start_iter=1 << 16, threshold=0.5, tries=1)
+    """The sweep's own plan: no repetitions added around the crossing (test_settle.py)."""
+    base = dict(systems=["a"], reps=1, start_iter=1 << 16, threshold=0.5, tries=1, target_interval=0.0)
     base.update(kw)
     return SweepParams(**base)
 

@@ -58,9 +58,9 @@ def words_of(*texts) -> set[str]:
 
 def _curve(name, cores, median, unreliable=(), warnings=(), failures=()):
     value = MetgValue(median, "found") if median else MetgValue(None, "none", "never reaches 50% (best 31%)")
-    summary = MetgSummary([value] * 3, median=median, low=median and median * 0.9, high=median and median * 1.3,
-                          spread=0.123, found=3 if median else 0, unreliable=list(unreliable),
-                          warnings=list(unreliable) + list(warnings))
+    summary = MetgSummary([value] * 3, seconds=median, low=median and median * 0.9, high=median and median * 1.3,
+                          status="found" if median else "none", found=3 if median else 0,
+                          unreliable=list(unreliable), warnings=list(unreliable) + list(warnings))
     point = SimpleNamespace(efficiency=0.87, ok=True)
     return SimpleNamespace(system=name, summary=summary, reps={0: [point]}, cores=cores, cores_text=str(cores),
                            peak=1.23e11,
@@ -76,7 +76,7 @@ def analysis():
     curves = {
         "serial": _curve("serial", 1, 9.5e-8),
         "openmp_task_prio_llvm": _curve("openmp_task_prio_llvm", 16, 1.234e-5,
-                                        unreliable=["repetitions disagree: spread 43% > 10%"]),
+                                        unreliable=["its 95% interval 12.3 µs (11.1–16.0) is ±20%, wider than ±10%"]),
         "python_futures_processes": _curve(
             "python_futures_processes", 16, None, warnings=["the sweep stopped at the largest size"],
             failures=["killed after 120 s (timeout), its process group sent SIGKILL",
@@ -93,7 +93,7 @@ def test_metg_table_fits_with_short_headers_and_notes_below(analysis, width):
     text = render(campaign_title(analysis), columns, rows, fit, width)
     lines = text.splitlines()
     shown = lines[lines.index(next(line for line in lines if set(line.strip()) == {"─"})) - 1].split()
-    assert {"system", "METG", "range", "reps", "eff."} <= set(shown) and "notes" not in shown
+    assert {"system", "METG", "(95%)", "reps", "eff."} <= set(shown) and "notes" not in shown
     notes = [row[-1] for row in rows]
     assert_fits(text, width, words_of(*shown, *(cell for row in rows for cell in row[:3]), *notes,
                                       campaign_title(analysis)))
@@ -101,7 +101,7 @@ def test_metg_table_fits_with_short_headers_and_notes_below(analysis, width):
     for row in rows:
         assert f"{row[0]}: {row[-1].split()[0]}" in " ".join(text.split())
     # The HTML and TSV keep the full headers.
-    assert columns[2] == "METG(50%)" and columns[-1] == "notes"
+    assert columns[2] == "METG(50%) (95% interval)" and columns[-1] == "notes"
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -125,7 +125,7 @@ def test_failures_and_breakdown_tables_fit(analysis, width):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_compare_leaves_the_graphs_to_the_title(analysis, width):
     other = SimpleNamespace(**{**vars(analysis), "name": "metg-stencil_1d-compute_bound-20240102-120000"})
-    columns = ["system", "A pattern/kernel", "B pattern/kernel", "METG(50%) A", "METG(50%) B", "B/A"]
+    columns = ["system", "A pattern/kernel", "B pattern/kernel", "METG(50%) A", "METG(50%) B", "B/A", "A and B"]
     rows, _ = compare.compare_rows(analysis, other)
     text = render("compare", columns, rows, compare.compare_fit(0.5), width)
     assert "stencil_1d/compute_bound" not in text and "METG A" in text

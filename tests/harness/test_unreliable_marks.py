@@ -12,12 +12,12 @@ from taskbench.errors import EXIT_UNRELIABLE, UserError
 from taskbench.measure.metg import MetgSummary, MetgValue
 from taskbench.studies.metg_results import MetgCell, ratio_findings
 
-DISAGREE = "repetitions disagree: spread 43% > 10%"
+DISAGREE = "its 95% interval 3 µs (2.1–4.3) is ±37%, wider than ±10%"
 
 
-def curve(name, median, unreliable=()):
-    summary = MetgSummary([MetgValue(median, "found")] * 3, median=median, low=median * 0.9, high=median * 1.2,
-                          spread=0.3, found=3, unreliable=list(unreliable), warnings=list(unreliable))
+def curve(name, metg, unreliable=(), low=0.9, high=1.2):
+    summary = MetgSummary([MetgValue(metg, "found")] * 3, seconds=metg, low=metg * low, high=metg * high,
+                          status="found", found=3, unreliable=list(unreliable), warnings=list(unreliable))
     return SimpleNamespace(system=name, summary=summary)
 
 
@@ -33,12 +33,24 @@ B = campaign("b", native=curve("native", 3e-6, [DISAGREE]), openmp_for=curve("op
 def test_compare_draws_no_ratio_from_an_unreliable_metg_and_says_which_and_why():
     rows, refusals = compare.compare_rows(A, B)
     by_system = {row[0]: row for row in rows}
-    assert by_system["native"][4] == "3 µs (unreliable)" and by_system["native"][5] == "unreliable"
-    assert by_system["openmp_for"][5] == "2.00x"
+    assert by_system["native"][4] == "3 µs (2.70–3.60) (unreliable)" and by_system["native"][5] == "unreliable"
+    # B/A with the range its two intervals allow (4 x 0.9 / 2 x 1.2 to 4 x 1.2 / 2 x 0.9): apart.
+    assert by_system["openmp_for"][5:] == ["2.00x (1.50–2.67)", "differ"]
     assert refusals == [f"native: no B/A ratio: its METG in B (b) is unreliable ({DISAGREE}); "
                         "--allow-unreliable draws it anyway"]
     rows, refusals = compare.compare_rows(A, B, allow_unreliable=True)
-    assert {row[0]: row[5] for row in rows}["native"] == "3.00x (unreliable)" and refusals == []
+    assert {row[0]: row[5] for row in rows}["native"] == "3.00x (2.25–4.00) (unreliable)" and refusals == []
+
+
+def test_compare_says_differ_only_where_the_intervals_do_not_overlap():
+    a = campaign("a", native=curve("native", 1.00e-6, low=0.95, high=1.05))
+    near = campaign("b", native=curve("native", 1.04e-6, low=0.95, high=1.05))
+    far = campaign("c", native=curve("native", 1.20e-6, low=0.95, high=1.05))
+    assert compare.compare_rows(a, near)[0][0][5:] == ["1.04x (0.94–1.15)", "not told apart"]
+    assert compare.compare_rows(a, far)[0][0][5:] == ["1.20x (1.09–1.33)", "differ"]
+    single = campaign("d", native=SimpleNamespace(system="native", summary=MetgSummary(
+        [MetgValue(2e-6, "found")], seconds=2e-6, status="found", found=1)))
+    assert compare.compare_rows(a, single)[0][0][5:] == ["2.00x", "— (no interval)"]
 
 
 def test_predict_refuses_an_unreliable_stored_metg(monkeypatch):
@@ -85,7 +97,7 @@ def test_the_metg_bars_mark_an_unreliable_metg():
     hatched = [bar for bar in ax.patches if bar.get_hatch()]
     assert len(ax.patches) == 2 and len(hatched) == 1
     labels = [t.get_text() for t in ax.texts]
-    assert "3 µs (unreliable)" in labels and "4 µs" in labels
+    assert "3 µs (2.70–3.60) (unreliable)" in labels and "4 µs (3.60–4.80)" in labels
 
 
 def test_compare_says_when_a_campaign_ran_busy_or_the_cpus_were_placed_apart():

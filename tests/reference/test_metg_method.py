@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from taskbench.measure.metg import CurvePoint, metg_of_curve, paper_metg, summarize
+from taskbench.measure.metg import CurvePoint, median_metg, metg_of_curve, paper_metg
 from taskbench.reference import paper_metg as paper
 from taskbench.reference.task_bench_log import LogRun
 
@@ -28,4 +28,4 @@ def test_the_harness_repetitions_reduced_the_papers_way_match_the_papers_reducti
     # 30 ms + (50 - 33.3) / (54.05 - 33.3) x 7 ms.
     assert expected == pytest.approx(0.03 + (0.5 - 1 / 3) / (20 / 37 - 1 / 3) * 0.007, rel=1e-9)
     # The harness's own: a METG per repetition (20 ms, never below 50%; 40 ms), their median.
-    assert summarize([metg_of_curve(points, 0.5) for points in reps.values()]).median == pytest.approx(0.03)
+    assert median_metg([metg_of_curve(points, 0.5) for points in reps.values()]) == pytest.approx(0.03)

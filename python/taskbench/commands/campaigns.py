@@ -22,13 +22,14 @@ def add_parser(subparsers, common):
 
 
 def published_metgs(results: dict | None) -> str:
-    """"native 344 ns, openmp_task 2.33 µs (unreliable)" from a METG campaign's stored results
+    """"native 344 ns (338-351), openmp_task 2.33 µs (2.1-2.6) (unreliable)" from a METG campaign's stored results
     (analysis.results_record); "" when it published none (interrupted, or not a METG campaign)."""
     if not results:
         return ""
     cells = []
     for system, r in results.get("systems", {}).items():
-        figure = units.seconds(r["metg_seconds"]) if r.get("metg_seconds") else "no METG"
+        low, high = r.get("interval_seconds") or [None, None]
+        figure = units.seconds_interval(r["metg_seconds"], low, high) if r.get("metg_seconds") else "no METG"
         cells.append(f"{system} {figure}" + ("" if r.get("reliable", True) else UNRELIABLE_MARK))
     return ", ".join(cells)
 

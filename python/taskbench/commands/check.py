@@ -73,7 +73,7 @@ PILOT_SWEEP_SECONDS = 0.1  # a pilot sweep's run at its first size (-iter START_
 START_ITER = 1 << 14
 KERNEL, THRESHOLD = "compute_bound", 0.5
 MAX_SETS = 4  # of repetitions of one cell: the preset's, then as many more as its interval needs (_extend)
-MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions that must have one clean crossing
+MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions whose fitted curve must cross 50% on the grid
 
 
 @dataclass
@@ -345,7 +345,7 @@ class _Measure:
             cell.paired = True
         else:
             cell.candidate_values = [v.seconds for v in values[cell.system].values() if metg_grid.clean(v)]
-        unclean = [f"{side}: only {n} of {reps} repetitions have one clean 50% crossing on the grid of "
+        unclean = [f"{side}: only {n} of {reps} repetitions cross 50% on the grid of "
                    f"{len(sizes)} sizes (-iter {sizes[-1]}-{sizes[0]})" for side in sides
                    if (n := sum(map(metg_grid.clean, values[side].values()))) < MIN_CLEAN_SHARE * reps]
         never = {side: sum(1 for v in values[side].values() if v.status == "none" and v.note.startswith("never reaches"))
@@ -367,11 +367,12 @@ class _Measure:
             steps=self._steps(side, self._metg_flags(START_ITER), PILOT_SWEEP_SECONDS, f"{METG}/pilot"),
             radix=None, threshold=THRESHOLD, reps=PILOT_REPS, tries=1, start_iter=START_ITER, refine_points=1,
             max_up=1, scratch=None, extra_flags=[], timeout=120, ranks=None, threads_per_rank=None, launcher=None,
-            max_spread=0.10, hosts=None)
+            max_spread=0.10, hosts=None, target_interval=0.0)  # where to put the grid, not a METG to narrow
         name = f"{self.name}-pilot{self.round}-{n}"
         self.ctx.store.claim(name)
         campaign.create(self.ctx.store, name, "metg", params.to_dict(), self.ctx.git_revision)
-        campaign.run_sweep(self.ctx.store, self.ctx.registry, name, params, self.ctx.console, self.ctx.git_revision)
+        campaign.run_sweep(self.ctx.store, self.ctx.registry, name, params, self.ctx.console, self.ctx.git_revision,
+                           floor_check=False)
         return analyze(self.ctx.store, name)
 
     def _grid_steps(self, sides: list[str], sizes: list[int]) -> int:

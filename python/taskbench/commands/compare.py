@@ -1,4 +1,6 @@
-"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern.
+"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern,
+with the ratio's range from the two 95% intervals, and "differ" only where those intervals do
+not overlap (the range excludes 1).
 
 A METG that its campaign marked unreliable keeps its mark here, and no B/A ratio is drawn from it
 (one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable. A campaign run on
@@ -7,7 +9,8 @@ CHANGED_FACTOR apart (their fine-grained METGs measure different machines)."""
 
 from __future__ import annotations
 
-from taskbench import units
+import statistics
+
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
@@ -36,7 +39,17 @@ def _cell(curve, absent: str) -> str:
     if curve is None:
         return absent
     s = curve.summary
-    return (units.seconds(s.median) if s.median else "no METG") + s.mark
+    return s.text + s.mark
+
+
+def ratio_text(a, b) -> tuple[str, str]:
+    """("1.05x (0.97-1.14)", "differ" | "not told apart" | "—"): B/A with the range the two
+    intervals allow; told apart only where that range excludes 1."""
+    ratio = f"{b.seconds / a.seconds:.2f}x"
+    if None in (a.low, a.high, b.low, b.high):
+        return ratio, "— (no interval)"
+    low, high = b.low / a.high, b.high / a.low
+    return f"{ratio} ({low:.2f}–{high:.2f})", "differ" if low > 1 or high < 1 else "not told apart"
 
 
 def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list[str]]:
@@ -45,25 +58,30 @@ def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list
     names = list(dict.fromkeys([*a.curves, *b.curves]))
     for name in names:
         ca, cb = a.curves.get(name), b.curves.get(name)
-        ma = ca.summary.median if ca else None
-        mb = cb.summary.median if cb else None
-        ratio = f"{mb / ma:.2f}x" if ma and mb else "—"
+        ma = ca.summary.seconds if ca else None
+        mb = cb.summary.seconds if cb else None
+        ratio, apart = ratio_text(ca.summary, cb.summary) if ma and mb else ("—", "—")
         if ma and mb:
             unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
                       if c.summary.unreliable]
             if unsure and allow_unreliable:
                 ratio += unsure[0][0].summary.mark
             elif unsure:
-                ratio = "unreliable"
+                ratio, apart = "unreliable", "—"
                 refusals += [c.summary.refusal(name, which, "B/A ratio") for c, which in unsure]
         rows.append([name, f"{a.params.pattern}/{a.params.kernel}", f"{b.params.pattern}/{b.params.kernel}",
-                     _cell(ca, "not in A"), _cell(cb, "not in B"), ratio])
+                     _cell(ca, "not in A"), _cell(cb, "not in B"), ratio, apart])
     return rows, refusals
 
 
 def one_way_ns(analysis) -> float | None:
-    """The campaign's faster core-to-core probe (start or end), in ns; None if it has none."""
-    probes = [p for p in (analysis.campaign.get("machine") or {}).get("core_to_core_one_way_ns") or [] if p]
+    """The campaign's typical core-to-core latency in ns: the median of its placement probes (or
+    the faster of the start and end probes of a campaign made before them); None if it has none."""
+    machine = analysis.campaign.get("machine") or {}
+    series = [p["one_way_ns"] for p in machine.get("placement_probes") or []]
+    if series:
+        return statistics.median(series)
+    probes = [p for p in machine.get("core_to_core_one_way_ns") or [] if p]
     return min(probes) if probes else None
 
 
@@ -85,7 +103,7 @@ def main(args, ctx) -> int:
         if c.campaign["kind"] != "metg":
             raise UserError(f"campaign '{c.name}' is a {c.campaign['kind']} campaign, not metg", EXIT_USAGE)
     label = metg_label(a.params.threshold)
-    columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A"]
+    columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A", "A and B"]
     rows, refusals = compare_rows(a, b, args.allow_unreliable)
     ctx.console.table(f"{label}: {a.name} (A, {a.params.pattern}/{a.params.kernel}) vs {b.name} "
                       f"(B, {b.params.pattern}/{b.params.kernel})", columns, rows,

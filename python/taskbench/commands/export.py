@@ -13,11 +13,24 @@ import json
 import sys
 
 from taskbench.errors import EXIT_OK, UserError
+from taskbench.measure import placement
 from taskbench.paths import make_parents
 from taskbench.store import RUN_COLUMNS
 
 # The bulky columns stay in JSON exports only; CSV is for spreadsheets.
 CSV_SKIPPED = {"report", "stdout_tail"}
+# What the campaign's placement probes say of each run (measure/placement.py): the mean one-way
+# latency of the probes around it, and its placement where the campaign saw two.
+PLACEMENT_COLUMNS = ("one_way_ns", "placement")
+
+
+def with_placement(store, runs: list[dict]) -> list[dict]:
+    probes_of = {c["name"]: (c.get("machine") or {}).get("placement_probes") or [] for c in store.campaigns()}
+    labels_of = {name: placement.placements(probes).labels for name, probes in probes_of.items()}
+    return [dict(run, one_way_ns=placement.one_way_around(run["id"], probes_of.get(run["campaign"], [])),
+                 placement=placement.tag(run["id"], probes_of.get(run["campaign"], []),
+                                         labels_of.get(run["campaign"], [])))
+            for run in runs]
 
 
 def add_parser(subparsers, common):
@@ -52,8 +65,8 @@ def main(args, ctx) -> int:
         records = [c for c in store.campaigns() if not args.campaign or c["name"] == args.campaign]
         columns = list(records[0]) if records else []
     else:
-        records = store.runs(args.campaign)
-        columns = ["id", *RUN_COLUMNS]
+        records = with_placement(store, store.runs(args.campaign))
+        columns = ["id", *RUN_COLUMNS, *PLACEMENT_COLUMNS]
     out = _open(args.json or args.csv, "--json" if args.json else "--csv", ctx.console)
     if args.json:
         json.dump([{c: r.get(c) for c in columns} for r in records], out, indent=1, default=str)

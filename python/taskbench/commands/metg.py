@@ -4,8 +4,9 @@
 stencil_1d, compute_bound, 1000 steps, width = cores, METG(50%) over 3 repetitions, then the
 HTML report (taskbench-report.html unless --html says otherwise).
 
-A METG whose repetitions disagree, or a missing one where other processes disturbed the runs,
-is marked unreliable (metg.summarize) in the table, the report and the campaign's stored
+Every METG comes with its 95% interval (measure/estimate.py); one whose interval is too wide,
+or whose runs were disturbed, or a missing one where other processes disturbed the runs, is
+marked unreliable (measure/reliability.py) in the table, the report and the campaign's stored
 results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 """
 
@@ -55,14 +56,20 @@ def add_parser(subparsers, common):
                    help="runs of a size near the threshold per repetition; the fastest counts (3)")
     p.add_argument("--start-iter", type=int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
     p.add_argument("--refine", type=int, default=3, help="sizes added inside each bracketing step (3)")
-    p.add_argument("--max-spread", type=float, default=10.0,
-                   help="mark a METG unreliable when its repetitions disagree by more than this percent (10)")
-    p.add_argument("--metg-method", choices=METG_METHODS, default="harness",
-                   help="harness: a METG per repetition, their median (default); paper: the SC20 paper's, the mean "
-                        "of the repetitions per size, then one METG (docs/reference.md)")
+    p.add_argument("--max-interval", type=float, default=10.0,
+                   help="mark a METG unreliable when its 95%% interval's half-width exceeds this percent of it (10)")
+    p.add_argument("--target-interval", type=float, default=5.0,
+                   help="add repetitions of the sizes around each crossing until the METG's 95%% interval is within "
+                        "this percent of it (5; 0: add none)")
+    p.add_argument("--interval-budget", type=float, default=2.0,
+                   help="the time those added repetitions may take, as a multiple of the sweep's own runs' (2)")
+    p.add_argument("--metg-method", choices=METG_METHODS, default="fit",
+                   help="fit: one monotone fit over every run, its interval by bootstrap over repetitions (default); "
+                        "median: a METG per repetition, their median; paper: the SC20 paper's, the mean of the "
+                        "repetitions per size, then one METG (docs/reference.md)")
     p.add_argument("--strict", action="store_true",
-                   help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (repetitions disagree, or no METG "
-                        "while other processes disturbed the runs)")
+                   help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (its interval too wide, the runs it was "
+                        "read from disturbed, or no METG while other processes disturbed the runs)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
     p.add_argument("--ranks", "--workers", dest="ranks", type=int,
                    help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
@@ -101,6 +108,13 @@ def _validate(args) -> None:
             raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
     if args.refine < 0:
         raise UserError(f"--refine {args.refine}: must be 0 or more")
+    if not 0 < args.max_interval < 100:
+        raise UserError(f"--max-interval {args.max_interval:g}: must be a percentage between 0 and 100")
+    if not 0 <= args.target_interval < 100:
+        raise UserError(f"--target-interval {args.target_interval:g}: must be a percentage from 0 to 100 (0: add no "
+                        "repetitions)")
+    if args.interval_budget < 0:
+        raise UserError(f"--interval-budget {args.interval_budget:g}: must be 0 or more")
 
 
 def _systems(args, ctx, externals: dict) -> list[str]:
@@ -144,7 +158,8 @@ def _params(args, ctx) -> SweepParams:
         threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
         refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
         timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
-        max_spread=args.max_spread / 100, hosts=hosts, metg_method=args.metg_method)
+        max_interval=args.max_interval / 100, target_interval=args.target_interval / 100,
+        interval_budget=args.interval_budget, hosts=hosts, metg_method=args.metg_method)
 
 
 def main(args, ctx) -> int:

@@ -73,18 +73,18 @@ def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool)
     curve = analysis.curves.get(system)
     if curve is None:
         raise UserError(f"campaign '{campaign}' did not measure '{system}'", EXIT_USAGE)
-    if curve.summary.median is None:
+    if curve.summary.seconds is None:
         raise UserError(f"{system} has no METG in campaign '{campaign}': {curve.summary.text_status}", EXIT_USAGE)
     if curve.summary.unreliable and not allow_unreliable:
         raise UserError(curve.summary.refusal(system, f"in campaign '{campaign}'", "prediction"), EXIT_UNRELIABLE)
     if curve.summary.unreliable:
         ctx.console.warn(f"{system}'s METG in campaign '{campaign}' is unreliable "
                          f"({'; '.join(curve.summary.unreliable)}): so is this prediction")
-    ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.median)}"
+    ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.seconds)}"
                      f"{curve.summary.mark} "
                      f"(campaign {campaign}, {units.count(analysis.nodes, 'node')}); METG rises with node count, "
                      "give --metg NODES=SECONDS for larger machines")
-    return curve.summary.median
+    return curve.summary.seconds
 
 
 def _published_metg(ctx, label: str, pattern: str) -> dict[int, float]:

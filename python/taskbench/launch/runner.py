@@ -97,11 +97,19 @@ def measurable(run: dict) -> bool:
     return (run.get("elapsed_seconds") or 0) >= shortest
 
 
+def spare_cores(run: dict) -> int:
+    """The CPUs of the machine the run left free (its machine record's available CPUs less the
+    cores it used): other processes there take nothing from it. 0 where not known."""
+    cpus = (run.get("machine") or {}).get("available_cpus")
+    return max(0, cpus - (run.get("cores") or 1)) if isinstance(cpus, int) else 0
+
+
 def disturbed(run: dict) -> bool:
-    """Whether other processes shared the machine during this stored run (DISTURBED_CORES). A
-    failed run is not disturbed: failures are the system's, and are not repeated."""
+    """Whether other processes took CPU from this stored run: more than DISTURBED_CORES beyond the
+    cores it left free (DISTURBED_CORES). A failed run is not disturbed: failures are the
+    system's, and are not repeated."""
     return (run.get("status") == "ok" and measurable(run)
-            and (run.get("background_load") or 0) > DISTURBED_CORES)
+            and (run.get("background_load") or 0) > DISTURBED_CORES + spare_cores(run))
 
 
 def _own_cpu_seconds() -> float:

@@ -9,10 +9,11 @@ from taskbench import units
 from taskbench.launch import MPI_LAUNCHERS
 from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import (CurvePoint, MetgSummary, efficiency, metg_of_curve, paper_metg, relative_spread,
-                                    summarize)
+from taskbench.measure import metg_fit, placement
+from taskbench.measure.estimate import estimate
+from taskbench.measure.metg import CurvePoint, MetgSummary, PlacementMetg, efficiency, relative_spread
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
-from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge
+from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge, judge_missing
 from taskbench.measure.sweep import SweepParams, best_of
 from taskbench.measure.system_report import hosts_of
 from taskbench.measure.traces import is_trace_run
@@ -33,6 +34,7 @@ class SystemCurve:
     noisy_points: list[tuple[int, float]] = field(default_factory=list)  # (iter, spread)
     # (iter, rep, background load) of the points whose every try was disturbed (runner.disturbed)
     disturbed_points: list[tuple[int, int, float]] = field(default_factory=list)
+    counted: dict[tuple[int, int], dict] = field(default_factory=dict)  # (iter, rep): the try that counts
     dependencies_per_task: float | None = None
     own_peak: OwnPeak | None = None  # an external system measured against its own best
     layout: str | None = None  # "ranks x threads" of an MPI system's runs
@@ -89,6 +91,8 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
     by_system: dict[str, list[dict]] = defaultdict(list)
     for run in runs:
         by_system[run["system"]].append(run)
+    probes = (campaign.get("machine") or {}).get("placement_probes") or []
+    seen = placement.placements(probes)
     curves = {}
     for system in params.systems:
         system_runs = by_system.get(system, [])
@@ -113,7 +117,9 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
             granularity = run.get("granularity_seconds") if value is not None else None
             if disturbed(run):
                 curve.disturbed_points.append((iterations, rep, run["background_load"]))
-            curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff, disturbed(run)))
+            curve.counted[(iterations, rep)] = dict(run, efficiency=eff)
+            curve.reps.setdefault(rep, []).append(CurvePoint(iterations, granularity, eff, disturbed(run),
+                                                             placement.tag(run.get("id"), probes, seen.labels)))
             if value is not None:
                 curve.throughput.setdefault(iterations, []).append(value)
         for it, values in sorted(curve.throughput.items(), reverse=True):
@@ -123,21 +129,35 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         # An external port need not print Total Dependencies.
         deps = [r["dependencies"] / r["tasks"] for r in ok if r.get("tasks") and r.get("dependencies") is not None]
         curve.dependencies_per_task = sum(deps) / len(deps) if deps else None
-        values = [metg_of_curve(points, params.threshold) for _, points in sorted(curve.reps.items())]
-        curve.summary = summarize(values, params.max_spread)
-        if params.metg_method == "paper":  # the range and spread stay the repetitions' own
-            curve.summary.median = paper_metg(curve.reps, params.threshold)
-        reasons = judge(values, system_runs, campaign, runs, params.threshold,
-                        curve.processor == "cpu" and (cores or 1) > 1)
-        if curve.summary.median is None:  # no figure to doubt, but its absence may be noise
-            busy = busy_campaign(runs)
-            reasons = [f"no METG while the campaign ran beside other processes ({busy:.2f} cores busy on "
-                       "average)"] if busy is not None and not curve.summary.unreliable else []
-        curve.summary.unreliable += reasons
-        curve.summary.warnings += reasons
+        seed = metg_fit.seed_of(f"{campaign['name']}/{system}")
+        curve.summary = estimate(curve.reps, params.threshold, params.metg_method, seed, full_reps=params.reps)
+        if seen.changed and curve.processor == "cpu" and (cores or 1) > 1:
+            _per_placement(curve, params, seen, seed)
+        s = curve.summary
+        if s.seconds is None:
+            s.unreliable += judge_missing(s.values, [it for it, _, _ in curve.disturbed_points])
+        else:
+            deciding = [run for (it, _), run in curve.counted.items() if it in s.deciding and run["status"] == "ok"]
+            s.unreliable += judge(s, deciding, params.threshold, params.max_interval)
         curve.own_peak = peaks.own_peak(system, cores)
         curves[system] = curve
     return CampaignAnalysis(campaign, params, peaks, curves, runs)
+
+
+def _per_placement(curve: SystemCurve, params: SweepParams, seen: placement.Placements, seed: int) -> None:
+    """Where the CPUs' placement changed during the campaign: the METG of the runs made under each
+    placement, and one interval that covers them all around the METG of every run."""
+    s = curve.summary
+    for label, ns in seen.ranges.items():
+        reps = {rep: [p for p in points if p.placement == label] for rep, points in curve.reps.items()}
+        reps = {rep: points for rep, points in reps.items() if points}
+        own = estimate(reps, params.threshold, params.metg_method, seed, full_reps=params.reps)
+        s.placements.append(PlacementMetg(label, ns, own.seconds, own.low, own.high,
+                                          sum(len(points) for points in reps.values())))
+    bounds = [b for p in s.placements for b in (p.low, p.high, p.seconds) if b is not None]
+    if s.seconds is not None and bounds:
+        s.low = min([s.low, *bounds] if s.low is not None else bounds)
+        s.high = max([s.high, *bounds] if s.high is not None else bounds)
 
 
 def results_record(analysis: CampaignAnalysis) -> dict:
@@ -146,12 +166,16 @@ def results_record(analysis: CampaignAnalysis) -> dict:
     systems = {}
     for name, curve in analysis.curves.items():
         s = curve.summary
-        systems[name] = {"metg_seconds": s.median, "low_seconds": s.low, "high_seconds": s.high,
-                         "spread": s.spread, "reps_with_metg": s.found, "reps": len(s.values),
-                         "reliable": s.reliable, "unreliable": list(s.unreliable),
-                         "disturbed_points": len(curve.disturbed_points)}
+        systems[name] = {"metg_seconds": s.seconds, "interval_seconds": [s.low, s.high],
+                         "interval_half_width": s.half_width, "status": s.status, "method": s.method,
+                         "deciding_iters": list(s.deciding), "reps_with_metg": s.found, "reps": len(s.values),
+                         "added_reps": len(curve.reps) - len(s.values), "reliable": s.reliable,
+                         "unreliable": list(s.unreliable), "disturbed_points": len(curve.disturbed_points),
+                         "placements": [{"label": p.label, "one_way_ns": list(p.one_way_ns), "metg_seconds": p.seconds,
+                                         "interval_seconds": [p.low, p.high], "runs": p.runs} for p in s.placements]}
     busy = analysis.busy
-    return {"threshold": analysis.params.threshold, "max_spread": analysis.params.max_spread,
+    return {"threshold": analysis.params.threshold, "max_interval": analysis.params.max_interval,
+            "confidence": metg_fit.CONFIDENCE,
             "background_load": analysis.background_load, "busy_machine": busy_line(busy) if busy is not None else None,
             "systems": systems}
 
@@ -161,3 +185,14 @@ def analyze(store, name: str) -> CampaignAnalysis:
     params = SweepParams.from_dict(campaign["params"])
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
     return analyze_runs(campaign, store.runs(name), peaks)
+
+
+def below_floor(analysis: CampaignAnalysis) -> dict[str, float]:
+    """{system: METG} of the parallel CPU systems whose METG lies below the campaign's no-runtime
+    floor: a floor measurement that failed (campaign.check_floor), as no runtime beats it."""
+    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    if not found:
+        return {}
+    bound = found["metg_lower_bound_seconds"]
+    return {name: c.summary.seconds for name, c in analysis.curves.items()
+            if c.processor == "cpu" and not c.reference and c.summary.seconds is not None and c.summary.seconds < bound}

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import random
 import re
+import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from taskbench import provenance
+from taskbench import provenance, units
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts import Cluster, read_cluster
-from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once
+from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
 from taskbench.measure import placement
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import Planner, SweepParams, run_key
@@ -160,23 +161,58 @@ def execute_one(store, system, flags: list[str], *, campaign: str, key: str, rep
     return run
 
 
-def record_floor(store, layout, name: str, params: SweepParams, console, earlier: dict | None = None) -> dict | None:
-    """The no-runtime floor of the sweep's graph at its width, kept with the campaign: measured at
-    its start and again at its end (`earlier`: the start's), the lower kept, as the systems'
-    figures are their best: a VM's vCPUs may move between cores meanwhile (docs/harness.md)."""
-    graph = ["-type", params.pattern, *(["-radix", str(params.radix)] if params.radix is not None else []),
-             *params.extra_flags]
-    found, why_not = placement.floor(layout, graph, params.width)
-    if found is None:
-        console.note(f"no-runtime floor not recorded: {why_not}")
-        return earlier
-    if earlier is not None:
-        readings = [earlier["no_runtime_row_ns"], found["no_runtime_row_ns"]]
-        found = min(earlier, found, key=lambda f: f["no_runtime_row_ns"])
-        found = {**found, "row_ns_start_end": readings}
-    store.annotate_campaign_machine(name, "no_runtime_floor", found)
-    console.note(placement.describe_floor(found) + (" (the lower of its start and end)" if earlier else ""))
-    return found
+class Probes:
+    """The placement probes of a sweep (measure/placement.py): one before its first run, one
+    about every PROBE_EVERY_SECONDS between its runs, one after its last; each stored with the
+    campaign as it comes (`placement_probes`, with the id of the last run stored before it), so
+    that a resumed campaign keeps the probes of its earlier part."""
+
+    def __init__(self, store, layout, name: str, params: SweepParams, console):
+        self.store, self.layout, self.name, self.console = store, layout, name, console
+        self.graph = ["-type", params.pattern, *(["-radix", str(params.radix)] if params.radix is not None else []),
+                      *params.extra_flags]
+        self.width = params.width
+        self.stored = list((store.campaign(name)["machine"] or {}).get("placement_probes") or [])
+        self.taken = 0
+        self.last_run_id = max((r["id"] for r in store.runs(name)), default=0)
+        self.seconds = 0.0
+        self.due = 0.0  # perf_counter time of the next probe
+        self.why_not = ""
+
+    def before_run(self) -> None:
+        if not self.why_not and time.perf_counter() >= self.due:
+            self.take()
+
+    def after_run(self, run: dict) -> None:
+        self.last_run_id = max(self.last_run_id, run.get("id") or 0)
+
+    def take(self) -> dict | None:
+        start = time.perf_counter()
+        found, self.why_not = placement.probe(self.layout, self.graph, self.width)
+        self.seconds += time.perf_counter() - start
+        self.due = time.perf_counter() + placement.PROBE_EVERY_SECONDS
+        if found is None:
+            self.console.note(f"placement probes not taken: {self.why_not}")
+            return None
+        self.stored.append({**found, "after_run_id": self.last_run_id})
+        self.taken += 1
+        self.store.annotate_campaign_machine(self.name, "placement_probes", self.stored)
+        return found
+
+    def record_floor(self) -> dict | None:
+        """The floor from every probe (placement.floor_of), and each placement's where the probes
+        saw two, kept with the campaign as `no_runtime_floor`."""
+        found = placement.floor_of(self.stored)
+        if found is None:
+            return None
+        seen = placement.placements(self.stored)
+        if seen.changed:
+            found["placements"] = {label: placement.floor_of([p for p, at in zip(self.stored, seen.labels)
+                                                              if at == label]) for label in seen.ranges}
+        self.store.annotate_campaign_machine(self.name, "no_runtime_floor", found)
+        ends = [self.stored[0]["one_way_ns"], self.stored[-1]["one_way_ns"]]
+        self.store.annotate_campaign_machine(self.name, "core_to_core_one_way_ns", ends)
+        return found
 
 
 def on_cores(system, cores: int | None, launcher: str | None = None) -> LaunchOptions:
@@ -195,18 +231,19 @@ def sweep_options(system, params: SweepParams) -> LaunchOptions:
 
 
 def run_sweep(store, registry, name: str, params: SweepParams, console,
-              git_revision: str | None) -> ExecutionStats:
+              git_revision: str | None, floor_check: bool = True) -> ExecutionStats:
+    """floor_check: measure the floor again where a METG beats it (check_floor); a sweep that
+    only finds where to measure (taskbench check's pilot) leaves it."""
     campaign = store.campaign(name)
     systems = {n: registry.require_available(n) for n in params.systems}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    planner = Planner(params, peaks)
+    planner = Planner(params, peaks, name)
     stats = ExecutionStats()
     # A complete campaign keeps the latency measured while it ran: a replay measures nothing.
     complete = campaign["status"] == "done"
-    start_ns, why_not = (None, "") if complete else placement.one_way_ns(registry.layout)
-    if why_not:
-        console.note(f"core-to-core latency not recorded: {why_not}")
-    floor_at_start = record_floor(store, registry.layout, name, params, console) if not complete else None
+    probes = Probes(store, registry.layout, name, params, console)
+    probes.why_not = "the campaign is complete: a replay measures nothing" if complete else ""
+    sweep_start = time.perf_counter()
     with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
         batch_number = 0
         while batch := planner.next_batch():
@@ -224,33 +261,67 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
                     system_name, iterations, rep = unit
                     again = planner.repeats_for_load(unit)
                     executed = stats.executed
+                    key = run_key(system_name, iterations, rep, planner.attempts(unit))
+                    if store.get_run(name, key) is None:
+                        probes.before_run()
                     run = execute_one(
-                        store, systems[system_name], params.flags(iterations), campaign=name,
-                        key=run_key(system_name, iterations, rep, planner.attempts(unit)), rep=rep,
+                        store, systems[system_name], params.flags(iterations), campaign=name, key=key, rep=rep,
                         options=sweep_options(systems[system_name], params), timeout=params.timeout,
                         git_revision=git_revision, stats=stats)
+                    probes.after_run(run)
                     if again and stats.executed > executed:
                         stats.repeated_for_load += 1
-                        load = planner.tries[unit][-1]["background_load"]
+                        last = planner.tries[unit][-1]
+                        free = spare_cores(last)
+                        beyond = f" beyond the {units.count(free, 'CPU')} it left free" if free else ""
                         console.note(f"{system_name} -iter {iterations} rep {rep}: try {planner.attempts(unit) + 1}, "
-                                     f"run again because other processes used {load:.2f} cores "
-                                     f"(> {DISTURBED_CORES}) during the last one")
+                                     f"run again because other processes used {last['background_load']:.2f} cores "
+                                     f"(> {DISTURBED_CORES}{beyond}) during the last one")
                     planner.add_try(unit, run)
                     bar.advance(f"{system_name} -iter {iterations}")
             planner.finish(batch)
-    if floor_at_start is not None:
-        record_floor(store, registry.layout, name, params, console, earlier=floor_at_start)
-    end_ns = placement.one_way_ns(registry.layout)[0] if start_ns is not None else None
-    if start_ns is not None:
-        store.annotate_campaign_machine(name, "core_to_core_one_way_ns", [start_ns, end_ns])
-    text, changed = placement.describe(start_ns, end_ns)
-    if changed:
-        console.warn(f"{text}: the CPUs' placement changed during the campaign, and fine-grained "
-                     "figures with it (see docs/harness.md)")
-    elif text:
-        console.note(text)
+    if not probes.why_not and probes.taken:
+        probes.take()
+    if probes.taken:
+        console.note(placement.describe(probes.stored, probes.seconds, time.perf_counter() - sweep_start))
+        found = probes.record_floor()
+        if found is not None:
+            console.note(placement.describe_floor(found))
+            if floor_check:
+                check_floor(store, name, probes, console)
     store.finish_campaign(name)
     for state in planner.states.values():
         if state.note:
             console.warn(f"{state.name}: {state.note}")
+        if state.settled:
+            console.note(f"{state.name}: {state.settled}")
     return stats
+
+
+FLOOR_RETRIES = 10  # probes more, where a parallel METG came out below the floor
+
+
+def check_floor(store, name: str, probes: Probes, console) -> None:
+    """A parallel system's METG below the floor means the floor measurement failed, since no
+    runtime beats the no-runtime loop on its own graph: it is measured again (FLOOR_RETRIES more
+    probes, its minimum over all of them), and where it still lies above, the campaign's floor
+    says so (`failed`), and no "x floor" figure is drawn from it (report/tables.py)."""
+    from taskbench.measure.analysis import analyze, below_floor
+    below = below_floor(analyze(store, name))
+    if not below:
+        return
+    console.note(f"{', '.join(below)}: METG below the no-runtime floor: measuring the floor again "
+                 f"({FLOOR_RETRIES} more probes)")
+    for _ in range(FLOOR_RETRIES):
+        if probes.take() is None:
+            break
+    found = probes.record_floor()
+    below = below_floor(analyze(store, name))
+    if found is None or not below:
+        if found is not None:
+            console.note(placement.describe_floor(found) + ", measured again")
+        return
+    found["failed"] = {system: seconds for system, seconds in below.items()}
+    store.annotate_campaign_machine(name, "no_runtime_floor", found)
+    console.warn(placement.floor_failed_line(found))
+

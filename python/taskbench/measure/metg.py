@@ -1,14 +1,12 @@
 """Efficiency and METG (docs/spec.md §6, the Task Bench paper §IV). Pure functions, no I/O.
 
 Efficiency of a run = its throughput / the machine's peak for that kernel and core count.
-METG(x) of one repetition's curve = the smallest task granularity whose efficiency is still
->= x, where a crossing between two consecutive sweep points (one >= x, the next < x) is
-interpolated linearly in efficiency against log(granularity). Over repetitions we report the
-median with its range; a curve that never reaches x has no METG.
-
-A summary is unreliable, not a result, when its repetitions disagree (spread above max_spread,
-or some reach x and others do not), or when none reaches x while some of its points were
-disturbed by other processes in every try: noise could be all that the figure shows.
+METG(x) = the smallest task granularity whose efficiency is still >= x. The harness reads it
+from every run at once (measure/metg_fit.py, measure/estimate.py); here are the pieces: a
+repetition's own METG (metg_of_curve: a crossing between two consecutive sweep points, one >= x
+and the next < x, interpolated linearly in efficiency against log(granularity)), which the sweep
+steers by and the median method reports, the SC20 paper's reduction, and the summary every
+table, figure and store record reads.
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ class CurvePoint:
     granularity: float | None  # seconds; None when the run failed
     efficiency: float | None  # fraction of peak; None when the run failed
     disturbed: bool = False  # every try shared the machine with other processes (runner.disturbed)
+    placement: str | None = None  # the CPUs' placement it ran under, where that changed (placement.tag)
 
     @property
     def ok(self) -> bool:
@@ -90,20 +89,53 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
 UNRELIABLE_MARK = " (unreliable)"
 
 
+@dataclass(frozen=True)
+class PlacementMetg:
+    """The METG of the runs made under one placement of the CPUs (measure/placement.py)."""
+    label: str  # "near cores" | "far cores"
+    one_way_ns: tuple[float, float]  # the probes' range under it
+    seconds: float | None
+    low: float | None
+    high: float | None
+    runs: int  # counted runs tagged with it
+
+    @property
+    def text(self) -> str:
+        figure = units.seconds_interval(self.seconds, self.low, self.high) if self.seconds else "no METG"
+        return f"{self.label} ({self.one_way_ns[0]:.0f}-{self.one_way_ns[1]:.0f} ns one way): {figure}"
+
+
 @dataclass
 class MetgSummary:
-    values: list[MetgValue]
-    median: float | None = None
-    low: float | None = None
+    values: list[MetgValue]  # each repetition's own METG: the median method's, and the sweep's guide
+    method: str = "fit"
+    seconds: float | None = None  # the METG (measure/estimate.py)
+    low: float | None = None  # its 95% interval; None with fewer than two repetitions
     high: float | None = None
-    spread: float | None = None  # (high - low) / median over repetitions with a METG
-    found: int = 0
+    status: str = "none"  # "found" | "unbracketed" (an upper bound) | "none"
+    deciding: tuple[int, ...] = ()  # the -iter of the sizes it was read from
+    found: int = 0  # repetitions with a METG of their own
     warnings: list[str] = field(default_factory=list)
     unreliable: list[str] = field(default_factory=list)  # why this is not a result; empty: it is
+    placements: list[PlacementMetg] = field(default_factory=list)  # where the CPUs' placement changed
 
     @property
     def reliable(self) -> bool:
         return not self.unreliable
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the interval's width over the METG: 0.05 reads "within 5%"."""
+        if self.seconds is None or self.low is None or self.high is None:
+            return None
+        return (self.high - self.low) / 2 / self.seconds
+
+    @property
+    def text(self) -> str:
+        """"352 ns (341-366)", or "352 ns" without an interval, or "no METG"."""
+        if self.seconds is None:
+            return "no METG"
+        return units.seconds_interval(self.seconds, self.low, self.high) + ("" if self.status == "found" else " or less")
 
     @property
     def mark(self) -> str:
@@ -117,37 +149,23 @@ class MetgSummary:
 
     @property
     def text_status(self) -> str:
-        if self.median is None:
+        if self.seconds is None:
             reasons = {v.note for v in self.values if v.note}
             return "no METG" + (f" ({'; '.join(sorted(reasons))})" if reasons else "")
         return "ok"
 
 
-def summarize(values: list[MetgValue], max_spread: float | None = None) -> MetgSummary:
-    summary = MetgSummary(values)
+def median_metg(values: list[MetgValue]) -> float | None:
+    """The median of the repetitions' own METGs (the median method's figure), None if none has one."""
     found = [v.seconds for v in values if v.seconds is not None]
-    summary.found = len(found)
-    if not found:
-        disturbed = [v for v in values if v.disturbed]
-        if disturbed:
-            summary.unreliable.append(
-                f"no METG while other processes shared the machine "
-                f"({units.count(sum(v.disturbed for v in disturbed), 'size')} disturbed in every try, in "
-                f"{len(disturbed)} of {units.count(len(values), 'repetition')})")
-        return summary
-    summary.median = statistics.median(found)
-    summary.low, summary.high = min(found), max(found)
-    if len(found) > 1:  # one repetition has no spread to show (and none to judge)
-        summary.spread = (summary.high - summary.low) / summary.median if summary.median > 0 else 0.0
-    if len(found) < len(values):
-        summary.warnings.append(f"only {len(found)} of {len(values)} repetitions reach the threshold")
-        summary.unreliable.append(summary.warnings[-1])
-    if any(v.status == "unbracketed" for v in values):
-        summary.warnings.append("some repetitions never fell below the threshold (METG is an upper bound)")
-    if max_spread is not None and len(found) > 1 and summary.spread > max_spread:
-        summary.warnings.append(f"repetitions disagree: spread {summary.spread:.0%} > {max_spread:.0%}")
-        summary.unreliable.append(summary.warnings[-1])
-    return summary
+    return statistics.median(found) if found else None
+
+
+def repetition_spread(values: list[MetgValue]) -> tuple[int, float | None]:
+    """(repetitions with a METG, (max - min) / median of theirs): how far the repetitions' own
+    METGs disagree (None with fewer than two)."""
+    found = [v.seconds for v in values if v.seconds is not None]
+    return len(found), relative_spread(found)
 
 
 def relative_spread(values: list[float]) -> float | None:
@@ -159,7 +177,11 @@ def relative_spread(values: list[float]) -> float | None:
     return (max(values) - min(values)) / mid if mid > 0 else None
 
 
-METG_METHODS = ("harness", "paper")
+# fit: one monotone fit over every run (measure/metg_fit.py); median: each repetition's own METG,
+# their median (the harness's before the fit, and a campaign's that stored "harness"); paper: the
+# SC20 paper's reduction (below).
+METG_METHODS = ("fit", "median", "paper")
+LEGACY_METHODS = {"harness": "median"}
 
 
 def paper_metg(reps: dict[int, list[CurvePoint]], threshold: float) -> float | None:

@@ -5,14 +5,17 @@ interpolated between different pairs of sizes, and a repetition of one has no pa
 other. Here a short pilot sweep finds each side's crossing; then both sides run the same sizes
 (every size both sides' crossings could fall between), interleaved size by size, and repetition
 k of each side yields a METG from the same sizes in the same minutes of the machine: a pair, as
-the fixed grains' runs are (docs/regression-gate.md). Pure functions.
+the fixed grains' runs are (docs/regression-gate.md). Each repetition's METG is read from a
+monotone fit of its grid points (measure/metg_fit.py): a noisy size near 50% is pooled with its
+neighbour instead of leaving a curve with no single crossing. Pure functions.
 """
 
 from __future__ import annotations
 
 import math
 
-from taskbench.measure.metg import CurvePoint, MetgValue, metg_of_curve
+from taskbench.measure import metg_fit
+from taskbench.measure.metg import CurvePoint, MetgValue
 
 STEPS_PER_DOUBLING = 2  # the grid's sizes are 2^(j/2): a step of sqrt(2) in -iter
 # Lattice steps kept below a side's lowest pilot crossing and above its highest. Background
@@ -45,13 +48,25 @@ def curve_point(iterations: int, run: dict, efficiency: float | None, disturbed:
 
 
 def clean(value: MetgValue) -> bool:
-    """A repetition with one METG to read: found, its curve crossing the threshold once."""
+    """A repetition with one METG to read: its fitted curve crosses the threshold on the grid."""
     return value.status == "found" and value.crossings <= 1
+
+
+def metg_of_repetition(curve: list[CurvePoint], threshold: float) -> MetgValue:
+    """The METG of one repetition's grid points, from their monotone fit."""
+    ok = [p for p in curve if p.ok]
+    if not ok:
+        return MetgValue(None, "none", "no successful run")
+    found = metg_fit.fit(metg_fit.Points.of([(p.iter, 0, p.granularity, p.efficiency) for p in ok]), threshold)
+    if found.status == "none":
+        return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {found.best:.0%})")
+    deciding = tuple(size for size in (found.above, found.below) if size is not None)
+    return MetgValue(found.seconds, found.status, deciding=deciding, crossings=int(found.status == "found"))
 
 
 def metg_per_repetition(points: dict[int, list[CurvePoint]], threshold: float) -> dict[int, MetgValue]:
     """{repetition: its METG} from {repetition: its points on the grid}."""
-    return {rep: metg_of_curve(curve, threshold) for rep, curve in points.items()}
+    return {rep: metg_of_repetition(curve, threshold) for rep, curve in points.items()}
 
 
 def pairs(baseline: dict[int, MetgValue], candidate: dict[int, MetgValue]) -> tuple[list[float], list[float]]:

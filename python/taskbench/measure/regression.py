@@ -1,18 +1,30 @@
 """Whether a candidate build is slower than its baseline (`taskbench check`, docs/regression-gate.md):
-a verdict per metric from the repetitions of both sides. Pure functions.
+a verdict per metric from the repetitions of both sides. Pure functions; the tests and their
+null distributions are SciPy's (scipy.stats), the estimates NumPy's.
 
 - Paired repetitions (the fixed grains of an interleaved check: repetition k of each side ran
   one after the other, in the same minute of the machine): the Wilcoxon signed-rank test of the
-  pairs' log ratios, exact (all 2^n sign patterns counted, ties at their mid-rank), two-sided.
+  pairs' log ratios (`scipy.stats.wilcoxon`), two-sided, zeros dropped (`zero_method="wilcox"`).
   The effect is the Hodges-Lehmann estimate, the median of the log ratios' Walsh averages, with
   its exact distribution-free interval. A machine whose speed halves for a minute slows both runs
   of a pair and leaves their ratio alone, which is why the gate interleaves.
-- Unpaired repetitions (a stored baseline; METGs, one per curve of a sweep): Mann-Whitney U,
-  exact in the same way; the effect is the Hodges-Lehmann shift, the median of every difference
-  of logs (candidate minus baseline), with its exact interval. Unlike a ratio of medians, it does
-  not jump between the modes of a bimodal machine.
+- Unpaired repetitions (a stored baseline; METGs, one per curve of a sweep): Mann-Whitney U
+  (`scipy.stats.mannwhitneyu`), two-sided; the effect is the Hodges-Lehmann shift, the median of
+  every difference of logs (candidate minus baseline), with its exact interval. Unlike a ratio of
+  medians, it does not jump between the modes of a bimodal machine.
+- Exact p-values: without ties, SciPy's exact null distributions (`method="exact"`). SciPy's exact
+  methods ignore ties, so with ties the p is SciPy's `permutation_test` enumerating every
+  relabelling (all 2^n sign patterns, all C(n, k) splits) of the mid-ranks, as long as there are
+  at most EXACT_LIMIT of them; beyond that (ties among 17 or more pairs, say; or a side of one
+  value, which permutation_test refuses), SciPy's normal approximation with its tie correction
+  (`method="asymptotic"`).
+- The intervals invert the exact tests: the shifts the two-sided test at 1 - CONFIDENCE does not
+  reject. The statistic at a shift counts the differences (or Walsh averages) above it, so the
+  interval runs from the k-th smallest of them to the k-th largest, k one more than the
+  largest statistic whose SciPy exact p is at most 1 - CONFIDENCE.
 - Many cells at once: Holm's step-down correction of their p-values (the family-wise error stays
-  at ALPHA however many systems and metrics are checked).
+  at ALPHA however many systems and metrics are checked). SciPy has none (its
+  `false_discovery_control` is Benjamini-Hochberg's, which controls another error), so it is here.
 - The verdict: *regressed* (or *improved*) needs all three of a corrected p below ALPHA, an
   interval that excludes 1, and a ratio beyond the threshold; *unchanged* needs the whole
   interval inside the threshold's band; anything else, too few repetitions, or noise the harness
@@ -21,9 +33,12 @@ a verdict per metric from the repetitions of both sides. Pure functions.
 
 from __future__ import annotations
 
+import functools
 import math
-import statistics
 from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
 
 REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE = "regressed", "improved", "unchanged", "inconclusive"
 ALPHA = 0.05
@@ -33,118 +48,136 @@ CONFIDENCE = 0.95  # of the ratio's interval (at least: the exact intervals are 
 # give 0.0020 (6 pairs: 0.031, enough for one cell alone).
 MIN_REPS = 6
 MIN_PAIRS = 10
+# The most relabellings an exact p under ties enumerates (2^16: 16 pairs, or 9 and 9 unpaired):
+# about 0.4 s at the limit on a 2-core VM.
+EXACT_LIMIT = 2 ** 16
 
 
 def mann_whitney_p(a: list[float], b: list[float]) -> float:
-    """Exact two-sided p of the rank-sum of `a` among a + b: the share of all C(n, len(a)) splits
-    whose rank-sum is at least as far from its mean as the observed one."""
-    pooled, n, k = [*a, *b], len(a) + len(b), len(a)
-    if k == 0 or k == n:
+    """Two-sided p of the Mann-Whitney U of `a` against `b`: the share of all C(n, len(a)) splits
+    of the pooled values whose U is at least as far from its mean as the observed one (ties at
+    their mid-rank), exact up to EXACT_LIMIT splits (with ties, and two values a side)."""
+    from scipy import stats  # SciPy loads in 0.4 s: only where a test is run
+    if not a or not b:
         return 1.0
-    ranks2 = _doubled_midranks(pooled)
-    observed = sum(ranks2[:k])
-    # ways[c][s]: subsets of c of the items so far whose doubled ranks sum to s.
-    ways = [dict() for _ in range(k + 1)]
-    ways[0][0] = 1
-    for r in ranks2:
-        for c in range(k, 0, -1):
-            for s, count in ways[c - 1].items():
-                ways[c][s + r] = ways[c].get(s + r, 0) + count
-    mean = k * (n + 1)  # doubled
-    far = abs(observed - mean)
-    total = math.comb(n, k)
-    extreme = sum(count for s, count in ways[k].items() if abs(s - mean) >= far - 1e-9)
-    return min(1.0, extreme / total)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    pooled = np.concatenate([x, y])
+    distinct = np.unique(pooled).size
+    if distinct == 1:
+        return 1.0  # every split has the same U
+    if distinct == pooled.size:
+        return float(stats.mannwhitneyu(x, y, method="exact").pvalue)
+    if min(x.size, y.size) >= 2 and math.comb(pooled.size, x.size) <= EXACT_LIMIT:
+        # (permutation_test wants two values a side.) Its two-sided p doubles the smaller tail,
+        # which is not the share above where ties make U's distribution lopsided: so the
+        # statistic is U's distance from its mean, and the p its upper tail.
+        mean = x.size * y.size / 2
 
-
-def _doubled_midranks(values: list[float]) -> list[int]:
-    """Twice each value's rank among `values` (1-based, ties at their mid-rank), in the given order."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = i + j + 2
-        i = j + 1
-    return ranks
+        def distance(x, y, axis):
+            return np.abs(stats.mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic - mean)
+        return float(stats.permutation_test((x, y), distance, permutation_type="independent",
+                                            n_resamples=np.inf, alternative="greater").pvalue)
+    return float(stats.mannwhitneyu(x, y, method="asymptotic").pvalue)
 
 
 def signed_rank_p(differences: list[float]) -> float:
-    """Exact two-sided p of Wilcoxon's signed-rank statistic: the share of the 2^n sign patterns
-    whose positive rank-sum is at least as far from its mean as the observed one (zeros left out)."""
-    nonzero = [d for d in differences if d != 0]
-    if not nonzero:
+    """Two-sided p of Wilcoxon's signed-rank statistic: the share of the 2^n sign patterns whose
+    positive rank-sum is at least as far from its mean as the observed one (zeros left out, ties
+    at their mid-rank), exact up to EXACT_LIMIT patterns."""
+    from scipy import stats  # SciPy loads in 0.4 s: only where a test is run
+    d = np.asarray(differences, dtype=float)
+    d = d[d != 0]  # what zero_method="wilcox" does; here so that the count below is right
+    if d.size == 0:
         return 1.0
-    ranks = _doubled_midranks([abs(d) for d in nonzero])
-    observed = sum(r for r, d in zip(ranks, nonzero) if d > 0)
-    ways = {0: 1}  # positive rank-sum -> sign patterns
-    for r in ranks:
-        grown = dict(ways)
-        for total, count in ways.items():
-            grown[total + r] = grown.get(total + r, 0) + count
-        ways = grown
-    mean = sum(ranks) / 2
-    far = abs(observed - mean)
-    return min(1.0, sum(c for total, c in ways.items() if abs(total - mean) >= far - 1e-9) / 2 ** len(nonzero))
+    if np.unique(np.abs(d)).size == d.size:
+        # SciPy's two-sided p, twice the smaller tail; but SciPy sums an upper tail as 1 minus
+        # the rest, which rounds p-values below 1e-16 off (to 0 at 80 pairs of one sign): each
+        # tail here is the lower tail of the differences or of their mirror image.
+        lower, upper = (stats.wilcoxon(side, zero_method="wilcox", method="exact", alternative="less").pvalue
+                        for side in (d, -d))
+        return float(min(1.0, 2 * min(lower, upper)))
+    if 2 ** d.size <= EXACT_LIMIT:
+        # The smaller of the two rank-sums: small exactly where the positive one is far from its
+        # mean. (wilcoxon(method=PermutationMethod()) gives the same p, one pattern at a time.)
+        def smaller(d, axis):
+            return stats.wilcoxon(d, zero_method="wilcox", axis=axis, method="asymptotic").statistic
+        return float(stats.permutation_test((d,), smaller, permutation_type="samples",
+                                            n_resamples=np.inf, alternative="less").pvalue)
+    return float(stats.wilcoxon(d, zero_method="wilcox", correction=True, method="asymptotic").pvalue)
 
 
-def _rank_sum_counts(n: int, k: int) -> list[int]:
-    """counts[w]: the splits of ranks 1..n into k and n - k whose k ranks sum to
-    w + k(k+1)/2 (Mann-Whitney's U = w), without ties."""
-    ways = [[0] * (k * (n - k) + 1) for _ in range(k + 1)]
-    ways[0][0] = 1
-    for r in range(1, n + 1):
-        for c in range(min(k, r), 0, -1):
-            shift = r - c  # the rank's share of U once c ranks are taken
-            row, previous = ways[c], ways[c - 1]
-            for u in range(len(row) - 1, shift - 1, -1):
-                row[u] += previous[u - shift]
-    return ways[k]
+def _depth(p_of: Callable[[int], float], top: int, first: int | None = None) -> int:
+    """The interval's depth: 1 + the largest statistic s in 0..top (its null mean, rounded down)
+    whose two-sided p, p_of(s), is at most 1 - CONFIDENCE; the interval runs from the k-th
+    smallest estimate to the k-th largest (1-based). 1 where even s = 0 is likelier than that:
+    the whole range. p_of rises with s up to the mean, so a bisection finds it, asking for s =
+    `first` before any other (just above the answer, for SciPy's exact Mann-Whitney: it keeps
+    the distribution it computed up to the largest statistic asked for, and computes it again,
+    from 0, for a larger one)."""
+    accepted, rejected = -1, top + 1  # p_of(accepted) <= 1 - CONFIDENCE < p_of(rejected)
+    first = top // 2 if first is None else min(max(first, 0), top)
+    if p_of(first) <= 1 - CONFIDENCE:
+        accepted = first
+    else:
+        rejected = first
+    while rejected - accepted > 1:
+        s = (accepted + rejected) // 2
+        if p_of(s) <= 1 - CONFIDENCE:
+            accepted = s
+        else:
+            rejected = s
+    return max(accepted + 1, 1)
 
 
-def _signed_rank_counts(n: int) -> list[int]:
-    """counts[t]: the sign patterns of ranks 1..n whose positive ranks sum to t, without ties."""
-    counts = [1] + [0] * (n * (n + 1) // 2)
-    for r in range(1, n + 1):
-        for t in range(len(counts) - 1, r - 1, -1):
-            counts[t] += counts[t - r]
-    return counts
+@functools.lru_cache(maxsize=None)
+def _rank_sum_depth(m: int, n: int) -> int:
+    """The depth of the Mann-Whitney interval of m against n, from SciPy's exact test: the p of a
+    statistic u is the p of any tie-free samples with that U, here m half-integers against the
+    integers 0..n-1, each in turn above as many of them as the u pairs left allow."""
+    from scipy import stats  # SciPy loads in 0.4 s: only where a test is run
+    below = np.arange(n, dtype=float)
+
+    def p_of(u: int) -> float:
+        above = np.clip(u - n * np.arange(m), 0, n)  # how many of `below` each one exceeds
+        return float(stats.mannwhitneyu(above - 0.5, below, method="exact").pvalue)
+    mean, sd = m * n / 2, math.sqrt(m * n * (m + n + 1) / 12)
+    # First a little above where the normal approximation puts the answer (mean - 1.96 sd).
+    return _depth(p_of, m * n // 2, first=math.ceil(mean - 1.8 * sd) + 2)
 
 
-def _interval_depth(counts: list[int]) -> int:
-    """The largest k with P(statistic <= k - 1) <= (1 - CONFIDENCE) / 2 under the null (counts:
-    its distribution): the interval runs from the k-th smallest estimate to the k-th largest
-    (1-based). 1 where even the most extreme value is likelier than that: the whole range."""
-    total, tail, cumulative, depth = sum(counts), (1 - CONFIDENCE) / 2, 0, 1
-    for statistic, count in enumerate(counts):
-        cumulative += count
-        if cumulative / total > tail:
-            break
-        depth = statistic + 1
-    return depth
+@functools.lru_cache(maxsize=None)
+def _signed_rank_depth(n: int) -> int:
+    """The depth of the signed-rank interval of n pairs, from SciPy's exact test: the p of a
+    statistic t is the p of the differences 1..n with positive signs on ranks summing to t
+    (taken greedily from the largest)."""
+    from scipy import stats  # SciPy loads in 0.4 s: only where a test is run
+    def p_of(t: int) -> float:
+        signed = []
+        for r in range(n, 0, -1):
+            signed.append(r if r <= t else -r)
+            t -= max(signed[-1], 0)
+        return float(stats.wilcoxon(np.asarray(signed, dtype=float), method="exact").pvalue)
+    return _depth(p_of, n * (n + 1) // 4)
 
 
 def shift_unpaired(baseline: list[float], candidate: list[float]) -> tuple[float, float, float]:
     """(ratio, low, high): the Hodges-Lehmann estimate of the candidate's shift in log, the
     median of every difference log(c) - log(b), with its exact distribution-free interval (the
-    Mann-Whitney null distribution's quantiles), as ratios."""
-    d = sorted(math.log(c) - math.log(b) for c in candidate for b in baseline)
-    k = _interval_depth(_rank_sum_counts(len(baseline) + len(candidate), len(candidate)))
-    k = min(k, (len(d) + 1) // 2)
-    return math.exp(statistics.median(d)), math.exp(d[k - 1]), math.exp(d[len(d) - k])
+    Mann-Whitney test inverted), as ratios."""
+    d = np.sort(np.subtract.outer(np.log(candidate), np.log(baseline)), axis=None)
+    k = min(_rank_sum_depth(len(candidate), len(baseline)), (d.size + 1) // 2)
+    return math.exp(np.median(d)), math.exp(d[k - 1]), math.exp(d[d.size - k])
 
 
 def shift_paired(ratios: list[float]) -> tuple[float, float, float]:
     """(ratio, low, high): the Hodges-Lehmann estimate of the pairs' log ratio, the median of
     its Walsh averages (every mean of two pairs', each pair with itself too), with its exact
-    interval (the signed-rank null distribution's quantiles), as ratios."""
-    logs = [math.log(r) for r in ratios]
-    walsh = sorted((logs[i] + logs[j]) / 2 for i in range(len(logs)) for j in range(i, len(logs)))
-    k = min(_interval_depth(_signed_rank_counts(len(logs))), (len(walsh) + 1) // 2)
-    return math.exp(statistics.median(walsh)), math.exp(walsh[k - 1]), math.exp(walsh[len(walsh) - k])
+    interval (the signed-rank test inverted), as ratios."""
+    logs = np.log(ratios)
+    i, j = np.triu_indices(logs.size)
+    walsh = np.sort((logs[i] + logs[j]) / 2)
+    k = min(_signed_rank_depth(logs.size), (walsh.size + 1) // 2)
+    return math.exp(np.median(walsh)), math.exp(walsh[k - 1]), math.exp(walsh[walsh.size - k])
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:
@@ -183,10 +216,12 @@ def compare(baseline: list[float], candidate: list[float], paired: bool = False)
         if len(ratios) < MIN_PAIRS:
             return Comparison(base, cand, None, ratio, None, None, paired=True)
         return Comparison(base, cand, signed_rank_p([math.log(r) for r in ratios]), ratio, low, high, paired=True)
+    # The p first: SciPy's exact Mann-Whitney then holds the distribution the interval asks for.
+    p = mann_whitney_p(list(cand), list(base)) if min(len(base), len(cand)) >= MIN_REPS else None
     ratio, low, high = shift_unpaired(list(base), list(cand))
-    if len(base) < MIN_REPS or len(cand) < MIN_REPS:
+    if p is None:
         return Comparison(base, cand, None, ratio, None, None)
-    return Comparison(base, cand, mann_whitney_p(list(cand), list(base)), ratio, low, high)
+    return Comparison(base, cand, p, ratio, low, high)
 
 
 def verdict(c: Comparison, p_adjusted: float | None, threshold: float, noise: str = "") -> tuple[str, str]:

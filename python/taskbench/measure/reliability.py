@@ -1,83 +1,107 @@
-"""Whether a METG is a result (docs/harness.md, "Noise"): the rules beyond the agreement of its
-repetitions (metg.summarize), from what its campaign saw while it measured. Pure functions.
+"""Whether a METG is a result (docs/harness.md, "Noise"), from evidence about the runs it was
+read from, never from the campaign as a whole. Pure functions.
 
 A METG is unreliable when
-  - the sizes it was read from ran beside other processes: their background CPU, wall-weighted
-    over every try of those sizes, above DISTURBED_CORES cores. Runs near the METG mostly last
-    milliseconds, too short for one to measure (runner.measurable: /proc/stat counts 10 ms
-    ticks, and a sum of such runs adds up their tick errors); where one of them is, the whole
-    campaign's background, over all its runs, stands in for theirs;
-  - the core-to-core latency moved during the campaign (its start and end probes more than
-    CHANGED_FACTOR apart), for a system that runs on several CPU cores: that latency is the
-    hand-off cost a fine-grained METG measures (measure/placement.py);
-  - one repetition's efficiency curve crosses the threshold more than once (in sweep order): the
-    curve is bimodal or noisy, and there is no single crossing to read.
-With one repetition there is no spread to judge, only these.
+  - its 95% interval is wider than the limit (half-width above `max_half_width`, 10% by default):
+    the runs where it crosses the threshold disagree, whatever the reason;
+  - the runs it was read from (each repetition's counted try at the two sizes around the
+    crossing) ran beside other processes: their background CPU, summed signed over those runs
+    (the 10 ms tick errors of short runs cancel in the sum) and divided by their wall time, is
+    above DISTURBED_CORES (beyond the CPUs the runs left free: a one-core run on two CPUs shares
+    nothing with one busy process) by more than twice its own standard error, measured from the
+    scatter of those runs' readings. A set of runs too short for that to be told is not marked:
+    a guess is no evidence;
+  - there is no METG while some sizes were disturbed in every try (runner.disturbed).
+A repetition retried clean counts its clean try, so a figure whose disturbed runs were run again
+stays reliable. With one repetition there is no interval, and the figure says so.
 """
 
 from __future__ import annotations
 
-from taskbench.launch.runner import DISTURBED_CORES, measurable
-from taskbench.measure.placement import CHANGED_FACTOR
+import math
+
+import numpy as np
+
+from taskbench import units
+from taskbench.launch.runner import DISTURBED_CORES, spare_cores
 
 
 def background_load(runs: list[dict]) -> float | None:
     """Cores' worth of CPU other processes used during these runs (wall-weighted). From the
     signed CPU seconds where stored: one run's tick error is as often negative as positive, so
     it cancels in the sum, where the per-run load (never below 0) would add it up."""
-    measured = [(r["background_cpu_seconds"] if r.get("background_cpu_seconds") is not None
-                 else r["background_load"] * r["wall_seconds"], r["wall_seconds"]) for r in runs
-                if r.get("background_load") is not None and r.get("wall_seconds")]
+    measured = _readings(runs)
     total = sum(w for _, w in measured)
     return max(0.0, sum(seconds for seconds, _ in measured) / total) if total else None
 
 
+def _readings(runs: list[dict]) -> list[tuple[float, float]]:
+    """(background CPU seconds, wall seconds) of each run that measured them."""
+    return [(r["background_cpu_seconds"] if r.get("background_cpu_seconds") is not None
+             else r["background_load"] * r["wall_seconds"], r["wall_seconds"]) for r in runs
+            if r.get("background_load") is not None and r.get("wall_seconds")]
+
+
+def load_with_error(runs: list[dict]) -> tuple[float, float] | None:
+    """(load, its standard error) over these runs: the load as background_load, the error from
+    the scatter of the runs' own readings (tick error and real load alike); None under 2 runs."""
+    measured = _readings(runs)
+    if len(measured) < 2:
+        return None
+    seconds = np.array([s for s, _ in measured])
+    wall = sum(w for _, w in measured)
+    return float(seconds.sum() / wall), float(math.sqrt(len(seconds)) * seconds.std(ddof=1) / wall)
+
+
 def busy_campaign(campaign_runs: list[dict]) -> float | None:
     """The campaign's background load when it ran under sustained load (above DISTURBED_CORES
-    on average), else None: every table, figure, export and comparison of it says so."""
+    on average), else None: its title says so (a fact about the campaign, not a verdict on any
+    figure)."""
     load = background_load(campaign_runs)
     return load if load is not None and load > DISTURBED_CORES else None
 
 
 def busy_line(load: float) -> str:
     """What a campaign run under sustained background load says wherever it is shown."""
-    return (f"BUSY MACHINE: other processes used {load:.2f} cores on average while this campaign ran; its "
-            "figures are noisy, and a METG read from sizes that ran beside them is unreliable")
+    return (f"BUSY MACHINE: other processes used {load:.2f} cores on average while this campaign ran; a METG "
+            "is marked unreliable where the runs it was read from were disturbed")
 
 
-def latency_moved(campaign: dict) -> tuple[float, float] | None:
-    """(start, end) one-way nanoseconds when the campaign's two probes are more than
-    CHANGED_FACTOR apart, else None."""
-    probes = (campaign.get("machine") or {}).get("core_to_core_one_way_ns") or []
-    if len(probes) != 2 or None in probes or min(probes) <= 0:
-        return None
-    start, end = probes
-    return (start, end) if max(start, end) > CHANGED_FACTOR * min(start, end) else None
+def sizes_text(sizes) -> str:
+    sizes = sorted(sizes)
+    return "-iter " + " and ".join(str(s) for s in sizes) if len(sizes) <= 2 else \
+        "-iter " + ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
 
 
-def judge(values: list, system_runs: list[dict], campaign: dict, campaign_runs: list[dict], threshold: float,
-          multicore_cpu: bool) -> list[str]:
-    """Why a system's METG is not a result, beyond its repetitions' agreement: [] when it is.
-    values: the MetgValue of each repetition, in repetition order (rep 0, 1, ...)."""
+def judge(summary, deciding_runs: list[dict], threshold: float, max_half_width: float) -> list[str]:
+    """Why a system's METG is not a result: [] when it is. deciding_runs: the counted runs (one
+    per repetition) at the sizes it was read from (summary.deciding)."""
     reasons = []
-    deciding = [r for rep, v in enumerate(values) for r in system_runs
-                if v.deciding and (r.get("rep") or 0) == rep and r.get("iter") in v.deciding]
-    if deciding:
-        if all(measurable(r) for r in deciding if r.get("status") == "ok"):
-            load = background_load(deciding)
-            if load is not None and load > DISTURBED_CORES:
-                reasons.append(f"the sizes it was read from ran beside other processes ({load:.2f} cores busy)")
+    if summary.half_width is not None and summary.half_width > max_half_width:
+        if summary.placements:
+            reasons.append(f"the CPUs' placement changed during the campaign, and its METG with it: "
+                           f"{'; '.join(p.text for p in summary.placements)}")
         else:
-            load = busy_campaign(campaign_runs)
-            if load is not None:
-                reasons.append(f"the sizes it was read from ran too briefly to measure other processes' load, "
-                               f"and the campaign ran beside them ({load:.2f} cores busy on average)")
-    moved = latency_moved(campaign)
-    if moved and multicore_cpu:
-        reasons.append(f"the core-to-core latency moved from {moved[0]:.0f} ns to {moved[1]:.0f} ns during the "
-                       "campaign (the CPUs' placement changed)")
-    bumpy = [rep for rep, v in enumerate(values) if v.crossings > 1]
-    if bumpy:
-        reasons.append(f"the efficiency crosses {threshold:.0%} {values[bumpy[0]].crossings} times in repetition "
-                       f"{bumpy[0] + 1} (a curve with no single crossing)")
+            effs = [r["efficiency"] for r in deciding_runs if r.get("efficiency") is not None]
+            spread = (f": the efficiencies of its {units.count(len(effs), 'run')} at {sizes_text(summary.deciding)} "
+                      f"range {min(effs):.0%}-{max(effs):.0%}") if effs else ""
+            reasons.append(f"its 95% interval {units.seconds_interval(summary.seconds, summary.low, summary.high)} "
+                           f"is ±{summary.half_width:.0%}, wider than ±{max_half_width:.0%}{spread}")
+    load = load_with_error(deciding_runs)
+    limit = DISTURBED_CORES + min((spare_cores(r) for r in deciding_runs), default=0)
+    if load is not None and load[0] - 2 * load[1] > limit:
+        free = f" beyond the {limit - DISTURBED_CORES:g} cores they left free" if limit > DISTURBED_CORES else ""
+        reasons.append(f"the {units.count(len(deciding_runs), 'run')} it was read from ({sizes_text(summary.deciding)}, "
+                       f"each repetition's counted try) ran beside other processes: {load[0]:.2f} ± {load[1]:.2f} "
+                       f"cores busy (/proc/stat over those runs; above {DISTURBED_CORES:g}{free})")
     return reasons
+
+
+def judge_missing(values, disturbed_sizes: list[int]) -> list[str]:
+    """Why the absence of a METG may be noise: some sizes disturbed in every try (their -iter)."""
+    if not disturbed_sizes:
+        return []
+    reps = sum(1 for v in values if v.disturbed)
+    return [f"no METG while other processes shared the machine ({sizes_text(sorted(set(disturbed_sizes)))}: "
+            f"{units.count(len(disturbed_sizes), 'run')} disturbed in every try, in {reps} of "
+            f"{units.count(len(values), 'repetition')})"]

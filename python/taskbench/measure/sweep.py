@@ -11,6 +11,8 @@ Plan, per system, as a small state machine fed only by the results it has seen:
            1 + `rechecks`) of: refine each step that brackets the threshold
            in some repetition and is still coarse (`refine_points` sizes evenly spaced in
            log(-iter)), and more tries around the crossings (see Tries);
+  settle   repetitions of the two sizes around the fitted crossing added, one per batch, while
+           the METG's interval is wider than `target_interval` (measure/settle.py);
   done.
 Every batch runs interleaved across systems and repetitions (the machine is noisy: a burst of
 background load then hits every system instead of one system's whole curve).
@@ -41,8 +43,9 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from taskbench.launch.runner import disturbed
+from taskbench.measure import metg_fit, settle
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, summarize
+from taskbench.measure.metg import LEGACY_METHODS, CurvePoint, efficiency, metg_of_curve, repetition_spread
 from taskbench.measure.peak import PeakTable
 
 Unit = tuple[str, int, int]  # (system, iter, rep): one point of one repetition's curve
@@ -88,18 +91,31 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
-    # How the reported METG is read from the repetitions: "harness" (a METG per repetition, the
-    # median; docs/harness.md) or "paper" (the SC20 paper's: the mean of the repetitions per
-    # size, then one METG; taskbench.reference.paper_metg), so that a figure can be compared with
-    # a published one on the same definition. The sweep itself is the same.
-    metg_method: str = "harness"
+    # How the reported METG is read from the runs (metg.METG_METHODS): "fit", one monotone fit
+    # over every run with its bootstrap interval (measure/metg_fit.py); "median", a METG per
+    # repetition and their median (the harness's before the fit); "paper", the SC20 paper's (the
+    # mean of the repetitions per size, then one METG), so that a figure can be compared with a
+    # published one on the same definition. The sweep itself is the same.
+    metg_method: str = "fit"
+    # A METG whose 95% interval is wider than this (half-width over the METG) is unreliable.
+    max_interval: float = 0.10
+    # Repetitions of the two sizes around each crossing are added (measure/settle.py) until the
+    # METG's interval is within this (half-width over the METG; 0: none added), or until they
+    # have taken `interval_budget` times the time of the sweep's own runs.
+    target_interval: float = 0.05
+    interval_budget: float = 2.0
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "SweepParams":
+        """A campaign's stored params. One stored before the fit reads as it did: its METG the
+        median of its repetitions', no repetitions added on a resume."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if "metg_method" not in known or known["metg_method"] in LEGACY_METHODS:
+            known["metg_method"] = LEGACY_METHODS.get(known.get("metg_method"), "median")
+            known.setdefault("target_interval", 0.0)
         return cls(**known)
 
     def flags(self, iterations: int) -> list[str]:
@@ -138,12 +154,15 @@ class _SystemState:
     polishes: int = 0
     failed_streak: int = 0
     note: str = ""
+    added: int = 0  # repetitions added near the crossing (settle)
+    settled: str = ""  # how adding them ended, for the console
 
 
 class Planner:
-    def __init__(self, params: SweepParams, peaks: PeakTable):
+    def __init__(self, params: SweepParams, peaks: PeakTable, campaign: str = ""):
         self.params = params
         self.peaks = peaks
+        self.campaign = campaign  # seeds the intervals as the campaign's analysis does
         self.tries: dict[Unit, list[dict]] = {}
         self.budget: dict[Unit, int] = {}
         self.results: dict[Unit, dict] = {}  # the best try of each finished unit
@@ -160,7 +179,12 @@ class Planner:
         return len(self.tries.get(unit, []))
 
     def _planned(self, unit: Unit) -> int:
-        return self.budget.get(unit, 1) if unit in self.forced else 1
+        if unit not in self.forced:
+            return 1
+        if unit[2] >= self.params.reps and any((r.get("wall_seconds") or 0.0) > RETRY_MAX_SECONDS
+                                               for r in self.tries.get(unit, [])):
+            return 1  # an added repetition's long run is not repeated either (_give_tries)
+        return self.budget.get(unit, 1)
 
     def wants_another_try(self, unit: Unit) -> bool:
         """The first try always; more where a polish round asked for them, or while every try
@@ -218,7 +242,7 @@ class Planner:
     def _interleave(self, steps: dict[str, list[tuple[int, int]]]) -> list[Unit]:
         names = list(steps)
         batch = []
-        for rep in range(self.params.reps):
+        for rep in sorted({r for units in steps.values() for _, r in units}):
             # Rotate the system order per repetition so no system always runs first.
             order = names[rep % len(names):] + names[:rep % len(names)] if names else []
             per_system = {n: [it for it, r in steps[n] if r == rep] for n in order}
@@ -259,8 +283,37 @@ class Planner:
             state.polishes += 1
             if units:
                 return units
+            state.phase = "settle"
+        if state.phase == "settle":
+            units = self._settle(state)
+            if units:
+                return units
             state.phase = "done"
         return None
+
+    def _settle(self, state: _SystemState) -> list[tuple[int, int]]:
+        """One more repetition of the two sizes around the crossing, while the METG's interval is
+        wider than the target and the budget lasts (measure/settle.py); each of its points gets
+        the tries a point near the threshold gets."""
+        p = self.params
+        rep = p.reps + state.added
+        sizes, state.settled = settle.next_sizes(
+            self._all_curves(state.name), p, state.added, metg_fit.seed_of(f"{self.campaign}/{state.name}"),
+            spent=self._wall(lambda u: u[2] >= p.reps), sweep=self._wall(lambda u: u[2] < p.reps))
+        for size in sizes:
+            unit = (state.name, size, rep)
+            self.budget[unit] = p.tries
+            self.forced.add(unit)
+        state.added += bool(sizes)
+        return [(size, rep) for size in sizes]
+
+    def _wall(self, which) -> float:
+        """Seconds the tries of the units `which` picks have taken (their wall time)."""
+        return sum(r.get("wall_seconds") or 0.0 for unit, runs in self.tries.items() if which(unit) for r in runs)
+
+    def _all_curves(self, system: str) -> dict[int, list[CurvePoint]]:
+        reps = {rep for (s, _, rep) in self.results if s == system}
+        return {rep: self._curve(system, rep) for rep in sorted(reps)}
 
     def _should_go_up(self, state: _SystemState, top: int) -> bool:
         p = self.params
@@ -356,10 +409,10 @@ class Planner:
 
     def _disagreeing(self, system: str) -> bool:
         p = self.params
-        values = [metg_of_curve(self._curve(system, rep), p.threshold) for rep in range(p.reps)]
-        summary = summarize(values, p.max_spread)
+        found, spread = repetition_spread([metg_of_curve(self._curve(system, rep), p.threshold)
+                                           for rep in range(p.reps)])
         # Aim below the warning level, so that the final spread has a margin under it.
-        return (summary.found > 1 and summary.spread > p.max_spread / 2) or 0 < summary.found < p.reps
+        return (found > 1 and spread > p.max_spread / 2) or 0 < found < p.reps
 
     def _give_tries(self, unit: Unit, up_to: int) -> bool:
         if up_to <= self.attempts(unit):

@@ -48,7 +48,7 @@ def size_near_metg(curve) -> tuple[int | None, str]:
                 efficiency.setdefault(pt.iter, []).append(pt.efficiency)
     if not granularity:
         return None, "no successful run to trace"
-    metg = curve.summary.median if curve.summary else None
+    metg = curve.summary.seconds if curve.summary else None
     if metg:
         it = min(granularity, key=lambda i: abs(math.log(statistics.median(granularity[i]) / metg)))
         return it, "the size nearest its METG"

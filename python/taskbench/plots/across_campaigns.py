@@ -12,14 +12,15 @@ from taskbench.plots.frame import Figure, legend_below, log_axis, new_figure, ri
 
 
 def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, float, bool]]]:
-    """system -> x -> (median, low, high, unreliable); the latest campaign wins at equal x."""
+    """system -> x -> (METG, low, high, unreliable): the 95% interval, or the METG alone where it
+    has none; the latest campaign wins at equal x."""
     series: dict[str, dict] = defaultdict(dict)
     for a in analyses:
         x = x_of(a)
         for name, curve in a.curves.items():
             s = curve.summary
-            if s and s.median is not None and x is not None:
-                series[name][x] = (s.median, s.low, s.high, bool(s.unreliable))
+            if s and s.seconds is not None and x is not None:
+                series[name][x] = (s.seconds, s.low or s.seconds, s.high or s.seconds, bool(s.unreliable))
     return series
 
 

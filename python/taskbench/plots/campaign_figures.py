@@ -84,7 +84,7 @@ def _efficiency_band(ax, curve, threshold: float) -> bool:
     if not rows:
         return False
     xs, low, mid, high = zip(*rows)
-    metg = curve.summary.median if curve.summary else None
+    metg = curve.summary.seconds if curve.summary else None
     label = f"{curve.system}, METG {units.seconds(metg)}" if metg else f"{curve.system}, no METG"
     _band(ax, xs, low, mid, high, curve.system, label)
     if metg:
@@ -114,7 +114,7 @@ def efficiency_vs_granularity(analysis, published: list[tuple[str, list[tuple[fl
     log_axis(ax, "x", "task granularity = elapsed x cores / tasks", "s")
     ax.set_ylabel("efficiency (% of peak)")
     ax.set_ylim(0, max(105, ax.get_ylim()[1]))
-    ax.plot([], [], marker="D", linestyle="none", color="grey", markeredgecolor="black", label="METG (median)")
+    ax.plot([], [], marker="D", linestyle="none", color="grey", markeredgecolor="black", label="METG")
     ax.set_title(f"efficiency vs task granularity ({p.pattern}, {p.kernel})\n"
                  f"{spread_note(p.reps, 'line', 'band')}", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
@@ -123,38 +123,39 @@ def efficiency_vs_granularity(analysis, published: list[tuple[str, list[tuple[fl
 
 
 def metg_bars(analysis) -> Figure | None:
-    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = range.
+    """Which system is fastest at small tasks: METG per system, smallest on top, whisker = its 95%
+    interval.
     An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it; a
     one-core reference (serial) comes last, grey, labelled so: it is not in the race."""
     p = analysis.params
     curves = sorted(analysis.curves.values(),
-                    key=lambda c: (getattr(c, "reference", False), c.summary.median is None, c.summary.median or 0,
+                    key=lambda c: (getattr(c, "reference", False), c.summary.seconds is None, c.summary.seconds or 0,
                                    c.system))
-    if not curves or all(c.summary.median is None for c in curves):
+    if not curves or all(c.summary.seconds is None for c in curves):
         return None
     fig = new_figure(6.4, 1.7 + 0.45 * len(curves))
     ax = fig.add_subplot()
-    floor = min(c.summary.low for c in curves if c.summary.median) / 10
+    floor = min(c.summary.low or c.summary.seconds for c in curves if c.summary.seconds) / 10
     for y, c in enumerate(curves):
         s = c.summary
-        if s.median is None:
+        if s.seconds is None:
             ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
             continue
         unsure = bool(s.unreliable)
         color = REFERENCE_GREY if getattr(c, "reference", False) else color_for(c.system)
-        ax.barh(y, s.median - floor, left=floor, color=color, height=0.6,
+        ax.barh(y, s.seconds - floor, left=floor, color=color, height=0.6,
                 alpha=0.35 if unsure else 1.0, hatch="//" if unsure else None, edgecolor="black" if unsure else None)
-        ax.errorbar(s.median, y, xerr=[[s.median - s.low], [s.high - s.median]], color="black",
+        low, high = s.low or s.seconds, s.high or s.seconds
+        ax.errorbar(s.seconds, y, xerr=[[s.seconds - low], [high - s.seconds]], color="black",
                     capsize=3, linewidth=0.9)
-        ax.text(s.high * 1.08, y, units.seconds(s.median) + s.mark, va="center", fontsize=8,
+        ax.text(high * 1.08, y, s.text + s.mark, va="center", fontsize=8,
                 color=UNRELIABLE_COLOR if unsure else "black")
     ax.set_yticks(range(len(curves)))
     ax.set_yticklabels([f"{c.system} (1 core, reference)" if getattr(c, "reference", False) else c.system
                         for c in curves])
     log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
-    ax.set_xlim(floor, max(c.summary.high for c in curves if c.summary.median) * 10)
+    ax.set_xlim(floor, max(c.summary.high or c.summary.seconds for c in curves if c.summary.seconds) * 10)
     ax.set_ylim(len(curves) - 0.5, -0.5)
-    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\n{spread_note(p.reps, 'bar', 'whisker')}",
-                 fontsize=9)
+    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\nbar: METG, whisker: its 95% interval", fontsize=9)
     ax.grid(True, axis="x", which="both", alpha=0.3)
     return fig

@@ -1,12 +1,20 @@
-"""METG(50%) as the SC20 paper reduced its data (checked by hand against its raw logs; the
-harness's own METG, docs/harness.md, takes the best or median repetition instead of the mean):
+"""METG(50%) as the SC20 paper reduced its data: the rule of the original Task Bench's
+scripts/chart_metg.py (its function analyze), which drew the paper's figures. The harness's own
+METG (docs/harness.md) takes the best or median repetition instead of the mean.
 
 - per problem size, the mean elapsed time over its repetitions;
 - efficiency: FLOP/s per node over the node's peak (Cori's Haswell nodes: 1.263719 TFLOP/s);
 - task granularity: elapsed x nodes x cores per node (32) / tasks;
-- METG: the smallest granularity whose efficiency is at least 50%, linearly interpolated to the
-  50% crossing between that size and the next smaller problem size (by iterations, not by
-  granularity: a small size that ran slowly must not be taken for the neighbour)."""
+- METG: of the sizes whose efficiency is at least 50%, the one with the smallest granularity;
+  only where the next smaller problem size (by iterations, not by granularity) has a smaller
+  granularity still, the linear interpolation between the two at 50% efficiency; otherwise
+  that size's own granularity.
+
+The original stops (an assertion, and the paper's figure has no point) on a curve that never
+falls below 50%, never reaches it, reaches 150% anywhere, ends at the chosen size, or whose next
+smaller size has fewer repetitions; metg() gives None there, and refusal() says why. It also
+refuses a whole log whose runs do not line up (one cut short): task_bench_log leaves such a run
+out instead, so that log keeps a METG here (one log of the paper's: docs/reference.md)."""
 
 from __future__ import annotations
 
@@ -47,16 +55,42 @@ def curve(runs: list[LogRun], nodes: int, peak: float = CORI_HASWELL_PEAK,
     return points
 
 
+# The original's assertions on a curve, each a sign that the runs are not a whole sweep.
+TOO_EFFICIENT = 1.5  # a run timed wrongly
+
+
+def _best(points: list[Point], threshold: float) -> int:
+    """The size at or above the threshold with the smallest granularity (the first on a tie)."""
+    reaching = [k for k, p in enumerate(points) if p.efficiency >= threshold]
+    return min(reaching, key=lambda k: points[k].granularity_seconds)
+
+
+def refusal(points: list[Point], threshold: float = THRESHOLD) -> str | None:
+    """Why the original's scripts give this curve no METG (None: they give one)."""
+    if not any(p.efficiency >= threshold for p in points):
+        return f"no size reaches {threshold:.0%} efficiency"
+    if all(p.efficiency >= threshold for p in points):
+        return f"no size falls below {threshold:.0%} efficiency (a sweep cut short?)"
+    if any(p.efficiency >= TOO_EFFICIENT for p in points):
+        return f"an efficiency of {TOO_EFFICIENT:.0%} or more (a run timed wrongly?)"
+    k = _best(points, threshold)
+    if k + 1 == len(points):
+        return "no smaller size after the one that decides"
+    if points[k + 1].reps < points[k].reps:
+        return "the next smaller size has fewer repetitions (a sweep cut short?)"
+    return None
+
+
 def metg(points: list[Point], threshold: float = THRESHOLD) -> float | None:
     """METG(threshold) of a curve whose points run from the largest problem size down; None
-    where no size reaches the threshold."""
-    reaching = [k for k, p in enumerate(points) if p.efficiency >= threshold]
-    if not reaching:
+    where the original's scripts refuse the curve (refusal())."""
+    if refusal(points, threshold):
         return None
-    k = min(reaching, key=lambda j: points[j].granularity_seconds)
-    above = points[k]
-    if k + 1 == len(points) or points[k + 1].efficiency >= threshold:
+    k = _best(points, threshold)
+    above, below = points[k], points[k + 1]
+    # A next size that is coarser (it ran slower) lies the wrong way: no interpolation toward it.
+    if below.granularity_seconds >= above.granularity_seconds:
         return above.granularity_seconds
-    below = points[k + 1]
+    # below is under the threshold (else it would be the best), so the crossing lies between them.
     share = (threshold - below.efficiency) / (above.efficiency - below.efficiency)
     return below.granularity_seconds + share * (above.granularity_seconds - below.granularity_seconds)

@@ -91,10 +91,11 @@ class Row:
     param: str | None  # the folder's swept value (radix 3), as the file name gives it
     nodes: int
     points: tuple[paper_metg.Point, ...]  # the curve, largest problem first
+    cut_short: int = 0  # runs the log holds that died before their totals: the original refuses it
 
     @property
     def metg_seconds(self) -> float | None:
-        return paper_metg.metg(list(self.points))
+        return None if self.cut_short else paper_metg.metg(list(self.points))
 
 
 def legend(source: Path, folder: str) -> dict[str, tuple[str, str]]:
@@ -113,9 +114,10 @@ def derive(source: Path, folder: str) -> list[Row]:
         if name is None or name["param"] != data_set.param:
             continue
         nodes, machine = int(name["nodes"]), data_set.machine_of(name["system"])
-        points = paper_metg.curve(task_bench_log.runs(path.read_text(errors="replace")), nodes,
-                                  machine.peak_flops, machine.processors)
-        rows.append(Row(name["system"], int(name["ngraphs"]), name["pattern"], name["value"], nodes, tuple(points)))
+        text = path.read_text(errors="replace")
+        points = paper_metg.curve(task_bench_log.runs(text), nodes, machine.peak_flops, machine.processors)
+        rows.append(Row(name["system"], int(name["ngraphs"]), name["pattern"], name["value"], nodes, tuple(points),
+                        task_bench_log.cut_short(text)))
     rows.sort(key=lambda r: (r.system, r.ngraphs, r.pattern, float(r.param or 0), r.nodes))
     keys = [(r.system, r.ngraphs, r.pattern, r.param, r.nodes) for r in rows]
     if len(set(keys)) != len(keys):

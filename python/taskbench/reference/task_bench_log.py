@@ -36,6 +36,13 @@ def runs(text: str) -> list[LogRun]:
     return found
 
 
+def cut_short(text: str) -> int:
+    """The blocks of a log that a run died in (no totals): the original's scripts refuse such a
+    log whole (its columns come out uneven), where runs() leaves those blocks out."""
+    return sum(1 for block in text.split(BLOCK_START)[1:]
+               if not all(rx.search(block) for rx in _TOTAL.values()))
+
+
 def repetitions(runs: list[LogRun]) -> dict[int, list[LogRun]]:
     """The runs by repetition: the k-th run of a problem size in the log is its repetition k
     (the logs hold each size's repetitions one after another)."""

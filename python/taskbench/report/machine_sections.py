@@ -11,6 +11,16 @@ from taskbench.measure.kernels import unit
 from taskbench.report.page import html_table
 
 
+def _latency(machine: dict) -> str:
+    """"127-216 ns one way over 48 probes" (measure/placement.py), or a campaign's start and end
+    probes where it has only those (an earlier harness's)."""
+    probes = [p["one_way_ns"] for p in machine.get("placement_probes") or []]
+    if probes:
+        return f"{min(probes):.0f}-{max(probes):.0f} ns one way over {units.count(len(probes), 'probe')}"
+    ends = [x for x in machine.get("core_to_core_one_way_ns") or [] if x is not None]
+    return " / ".join(f"{x:.0f} ns" for x in ends) + " (start / end)" if ends else ""
+
+
 def provenance_section(sources) -> str:
     """One definition list per machine and build: the campaigns that share them are listed together.
     `sources` holds (campaign, its runs)."""
@@ -19,7 +29,7 @@ def provenance_section(sources) -> str:
         m = c["machine"]
         ok = next((r for r in runs if r["status"] == "ok" and r.get("report")), None) or {}
         tb = ok.get("report", {}).get("taskbench", {}) if ok else {}
-        latency = " / ".join(f"{x:.0f} ns" for x in m.get("core_to_core_one_way_ns") or [] if x is not None)
+        latency = _latency(m)
         key = (m.get("hostname"), m.get("cpu_model"), m.get("available_cpus"),
                f"{(m.get('memory_bytes') or 0) / 2**30:.1f} GiB", m.get("os"), ok.get("compiler"),
                tb.get("build_flags"), tb.get("blas"), c.get("git_revision"))
@@ -29,7 +39,7 @@ def provenance_section(sources) -> str:
     for key, members in groups.items():
         # Measured per campaign: the core-to-core latency goes with each campaign.
         campaigns = "<br>".join(html.escape(f"{c['name']}: created {c['created']}"
-                                            + (f", core-to-core {latency} (start / end)" if latency else ""))
+                                            + (f", core-to-core {latency}" if latency else ""))
                                 for c, latency in members)
         rows = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape('-' if value is None else str(value))}</dd>"
                        for label, value in zip(labels, key))

@@ -6,52 +6,71 @@ import ipaddress
 
 from taskbench import units
 from taskbench.console import NOTES, Fit
+from taskbench.measure.placement import floor_failed_line
 from taskbench.measure.kernels import unit
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
 
 
 def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
-    """One row per system: METG median, range over repetitions, spread, peak, failures.
+    """One row per system: METG with its 95% interval, the interval's half-width, repetitions,
+    best efficiency, peak, failures.
 
     An unreliable METG says so in its cell and first in its notes (with why); numeric=True
-    gives raw seconds (for -q / TSV consumers) instead of formatted figures, the METG column
-    staying a number and the notes carrying "UNRELIABLE".
+    gives raw seconds (for -q / TSV consumers) instead of formatted figures, the interval in
+    columns of its own, the METG column staying a number and the notes carrying "UNRELIABLE".
     """
     p = analysis.params
-    # An MPI system's cores read "16 (16 x 1)": ranks x threads per rank.
-    columns = ["system", "cores", metg_label(p.threshold), "range over reps", "spread", "reps with METG",
-               "best efficiency", "peak", "failed runs", NOTES]
+    label = metg_label(p.threshold)
+    columns = (["system", "cores", label, "interval low", "interval high", "±", "reps", "best efficiency", "peak",
+                "failed runs", NOTES] if numeric else
+               ["system", "cores", f"{label} (95% interval)", "±", "reps", "best efficiency", "peak", "failed runs",
+                NOTES])
     rows = []
     for name, curve in analysis.curves.items():
         s = curve.summary
         best = max((pt.efficiency for pts in curve.reps.values() for pt in pts if pt.ok), default=None)
-        notes = [w for w in s.warnings if w not in s.unreliable]
-        if s.median is None:
-            notes.insert(0, s.text_status)
-        if s.unreliable:
-            notes.insert(0, f"UNRELIABLE: {'; '.join(s.unreliable)}")
-        if curve.disturbed_points:
-            notes.append(f"{units.count(len(curve.disturbed_points), 'size')} disturbed in every try "
-                         f"(other processes used up to {max(b for _, _, b in curve.disturbed_points):.2f} cores)")
-        if curve.own_peak is not None:
-            notes.append(own_peak_note(curve.own_peak, p.kernel))
-        if curve.noisy_points:
-            notes.append(units.count(len(curve.noisy_points), "noisy size"))
-        if curve.failures:
-            reasons = sorted({f"{r['status']}: {r['reason']}" for r in curve.failures})
-            notes.append("failures: " + "; ".join(reasons[:2]) + (" ..." if len(reasons) > 2 else ""))
+        notes = system_notes(curve, p.kernel)
+        reps = f"{len(s.values)} + {len(curve.reps) - len(s.values)}" if len(curve.reps) > len(s.values) \
+            else str(len(s.values))
         if numeric:
-            rows.append([name, curve.cores, s.median, s.low, s.spread, f"{s.found}/{len(s.values)}",
-                         best, curve.peak, len(curve.failures), " | ".join(notes)])
+            rows.append([name, curve.cores, s.seconds, s.low, s.high, s.half_width, reps, best, curve.peak,
+                         len(curve.failures), " | ".join(notes)])
         else:
-            # One repetition with a METG has no range (nor spread): "—", not a range of one value.
-            rng = f"{units.seconds(s.low)} – {units.seconds(s.high)}" if s.found > 1 else "—"
-            metg = units.seconds(s.median) if s.median is not None else "no METG"
-            rows.append([name, curve.cores_text, metg + s.mark,
-                         rng, units.percent(s.spread, 1), f"{s.found}/{len(s.values)}",
-                         units.percent(best), units.rate(curve.peak, unit(p.kernel)),
-                         len(curve.failures), "; ".join(notes)])
+            rows.append([name, curve.cores_text, s.text + s.mark, _half_width(s), reps, units.percent(best),
+                         units.rate(curve.peak, unit(p.kernel)), len(curve.failures), "; ".join(notes)])
     return columns, rows
+
+
+def _half_width(summary) -> str:
+    return "—" if summary.half_width is None else f"±{summary.half_width:.1%}"
+
+
+def system_notes(curve, kernel: str) -> list[str]:
+    """What a row's notes say: why it is unreliable first, then the rest."""
+    s = curve.summary
+    notes = [w for w in s.warnings if w not in s.unreliable]
+    if s.seconds is None:
+        notes.insert(0, s.text_status)
+    elif s.low is None:
+        notes.insert(0, "no interval: one repetition")
+    if s.unreliable:
+        notes.insert(0, f"UNRELIABLE: {'; '.join(s.unreliable)}")
+    if s.placements and not s.unreliable:
+        notes.append("; ".join(pl.text for pl in s.placements))
+    if len(curve.reps) > len(s.values):
+        notes.append(f"{units.count(len(curve.reps) - len(s.values), 'repetition')} of the sizes around the "
+                     "crossing added")
+    if curve.disturbed_points:
+        notes.append(f"{units.count(len(curve.disturbed_points), 'size')} disturbed in every try "
+                     f"(other processes used up to {max(b for _, _, b in curve.disturbed_points):.2f} cores)")
+    if curve.own_peak is not None:
+        notes.append(own_peak_note(curve.own_peak, kernel))
+    if curve.noisy_points:
+        notes.append(units.count(len(curve.noisy_points), "noisy size"))
+    if curve.failures:
+        reasons = sorted({f"{r['status']}: {r['reason']}" for r in curve.failures})
+        notes.append("failures: " + "; ".join(reasons[:2]) + (" ..." if len(reasons) > 2 else ""))
+    return notes
 
 
 def notes_below_table(analysis) -> list[str]:
@@ -90,40 +109,55 @@ def hosts_lines(analysis) -> list[str]:
 
 
 def answer(analysis) -> list[str]:
-    """The campaign's answer, first: which parallel system has the smallest METG, how far it leads
-    the next and where it stands to the no-runtime floor; then the one-core references apart, and
-    a METG below the floor explained. One sentence each."""
+    """The campaign's answer, first: which parallel system has the smallest METG, whether the
+    intervals tell it from the next, and where it stands to the no-runtime floor; then the
+    one-core references apart, and a floor that failed. One sentence each."""
     label = metg_label(analysis.params.threshold)
-    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
-    bound = found["metg_lower_bound_seconds"] if found else None
-    parallel = sorted((c for c in analysis.curves.values() if not c.reference and c.summary.median is not None),
-                      key=lambda c: c.summary.median)
+    bound = floor_bound(analysis)
+    parallel = sorted((c for c in analysis.curves.values() if not c.reference and c.summary.seconds is not None),
+                      key=lambda c: c.summary.seconds)
     lines = []
     if parallel:
         first = parallel[0]
-        text = (f"{first.system} has the smallest {label} of the parallel systems: "
-                f"{units.seconds(first.summary.median)}{first.summary.mark}")
+        text = f"{first.system} has the smallest {label} of the parallel systems: {first.summary.text}{first.summary.mark}"
         if len(parallel) > 1:
             second = parallel[1]
-            text += (f", {second.summary.median / first.summary.median:.2f}x below {second.system}'s "
-                     f"{units.seconds(second.summary.median)}{second.summary.mark}")
+            apart = "" if differ(first.summary, second.summary) else " (their intervals overlap: not told apart)"
+            text += (f", {second.summary.seconds / first.summary.seconds:.2f}x below {second.system}'s "
+                     f"{second.summary.text}{second.summary.mark}{apart}")
         if bound and first.processor == "cpu":
-            text += f", {first.summary.median / bound:.1f}x the no-runtime floor ({units.seconds(bound)})"
+            text += f", {first.summary.seconds / bound:.1f}x the no-runtime floor ({units.seconds(bound)})"
         lines.append(text + ".")
         if first.summary.unreliable:
             lines.append(f"That figure is unreliable: {'; '.join(first.summary.unreliable)}.")
     elif any(not c.reference for c in analysis.curves.values()):
         lines.append(f"No parallel system has a {label} here (see the table's notes).")
     for curve in analysis.curves.values():
-        if curve.reference and curve.summary.median is not None:
+        if curve.reference and curve.summary.seconds is not None:
             lines.append(f"{curve.system} runs on one core, the reference without parallelism: its "
-                         f"{units.seconds(curve.summary.median)} is not comparable with the parallel systems'.")
-    for curve in parallel:
-        if bound and curve.processor == "cpu" and curve.summary.median < bound:
-            lines.append(f"{curve.system}'s METG is below the no-runtime floor ({curve.summary.median / bound:.1f}x): "
-                         "the floor is measured apart from the run, a reference rather than a bound, and the "
-                         "CPUs' placement can differ between the two (docs/harness.md, Placement).")
+                         f"{curve.summary.text} is not comparable with the parallel systems'.")
+    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor") or {}
+    if found.get("failed"):
+        line = floor_failed_line(found)
+        lines.append(f"{line[:1].upper()}{line[1:]}.")
     return lines
+
+
+def differ(a, b) -> bool:
+    """Whether two METGs are told apart: their 95% intervals do not overlap (a METG without an
+    interval is told apart from nothing)."""
+    if None in (a.low, a.high, b.low, b.high):
+        return False
+    return a.high < b.low or b.high < a.low
+
+
+def floor_bound(analysis) -> float | None:
+    """The campaign's floor bound to read METGs against, or None: none measured, or its
+    measurement failed (campaign.check_floor)."""
+    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    if not found or found.get("failed"):
+        return None
+    return found["metg_lower_bound_seconds"]
 
 
 def floor_line(analysis) -> str | None:
@@ -135,12 +169,18 @@ def floor_line(analysis) -> str | None:
     cpu_curves = {name: curve for name, curve in analysis.curves.items() if curve.processor == "cpu"}
     if analysis.curves and not cpu_curves:
         return None
+    if found.get("failed"):
+        return f"no-runtime floor: {floor_failed_line(found)}"
     bound = found["metg_lower_bound_seconds"]
     # A one-core system exchanges nothing: the floor is not its bound.
-    ratios = [f"{name} {curve.summary.median / bound:.1f}x{curve.summary.mark}" for name, curve in cpu_curves.items()
-              if curve.summary is not None and curve.summary.median is not None and (curve.cores or 1) > 1]
-    return (f"no-runtime floor: METG(50%) {units.seconds(bound)} at width {found['width']} "
-            f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row)"
+    ratios = [f"{name} {curve.summary.seconds / bound:.1f}x{curve.summary.mark}" for name, curve in cpu_curves.items()
+              if curve.summary is not None and curve.summary.seconds is not None and (curve.cores or 1) > 1]
+    interval = found.get("metg_lower_bound_interval") or [None, None]
+    probes = f", the lowest of {units.count(found['probes'], 'probe')}" if found.get("probes") else ""
+    per_placement = "".join(f"; {label}: {units.seconds(f['metg_lower_bound_seconds'])}"
+                            for label, f in (found.get("placements") or {}).items() if f)
+    return (f"no-runtime floor: METG(50%) {units.seconds_interval(bound, *interval)} at width {found['width']} "
+            f"({found['workers']} pinned threads, {found['no_runtime_row_ns']:.0f} ns per row{probes}){per_placement}"
             + (f"; METG / floor: {', '.join(ratios)}" if ratios else ""))
 
 
@@ -150,13 +190,12 @@ def metg_label(threshold: float) -> str:
 
 def metg_fit(threshold: float, reps: int = 3) -> Fit:
     """metg_table on a terminal: short headers (campaign_title gives the threshold). When the
-    table cannot fit, the spread and the peak go first (the range and the notes say them), then,
-    with one repetition, the range (it has none); the failed runs last (the notes name them, but
-    a count of failures is what a reader looks for first)."""
-    optional = ("spread", "peak") + (("range over reps",) if reps <= 1 else ()) + ("failed runs",)
-    return Fit(short={metg_label(threshold): "METG", "range over reps": "range", "reps with METG": "reps",
-                      "best efficiency": "eff.", "failed runs": "failed"},
-               optional=optional, keyed_by="system")
+    table cannot fit, the peak goes first, then the half-width (the interval says it), then
+    the failed runs (the notes name them, but a count of failures is what a reader looks for
+    first)."""
+    return Fit(short={f"{metg_label(threshold)} (95% interval)": "METG (95%)", "best efficiency": "eff.",
+                      "failed runs": "failed"},
+               optional=("peak", "±", "failed runs"), keyed_by="system")
 
 
 def own_peak_note(own, kernel: str) -> str:
@@ -194,9 +233,12 @@ def campaign_title(analysis) -> str:
 
 def definition(params) -> str:
     """Which METG the figures are (--metg-method), said wherever they are shown."""
-    if getattr(params, "metg_method", "harness") == "paper":
+    method = getattr(params, "metg_method", "fit")
+    if method == "paper":
         return "METG the paper's way (the mean of the repetitions per size, then one METG)"
-    return "METG the median of the repetitions' own"
+    if method == "median":
+        return "METG the median of the repetitions' own"
+    return "METG one monotone fit of every run, 95% interval over repetitions"
 
 
 # On a terminal the parts are headers of their own (the title says "ns per task").

@@ -83,7 +83,7 @@ def discovery(result, iterations, per_task) -> Figure | None:
 
 
 def metg_vs_parameter(result, study) -> Figure | None:
-    """METG (median, with the range over repetitions) vs the study's parameter, a line per system;
+    """METG (with its 95% interval) vs the study's parameter, a line per system;
     the title carries the paper's figure number so the report says what it reproduces."""
     from taskbench.studies.metg_results import series
     values = [value for value, _ in result.values()]

@@ -37,7 +37,7 @@ class MetgStudy:
     parameter: str  # the figure's x axis / the table's column header
     default_systems: Callable  # (registry) -> list of system names, in table order
     sweeps: Callable[[bool, int], list[Sweep]]  # (quick, cores) -> the values, in axis order
-    reps: int = 3  # repetitions of every curve (METG median over them)
+    reps: int = 3  # repetitions of every curve (and more near the crossing, measure/settle.py)
     quick_reps: int = 1
     log_axis: bool = False  # draw the parameter on a log scale (bytes)
     categorical: bool = False  # the values are names (patterns), not numbers
@@ -62,14 +62,16 @@ class MetgStudy:
         return figures.metg_vs_parameter(result, self)
 
 
-# The sweep settings every METG study shares, full and --quick. Quick: one repetition, one try
-# per size, coarse refinement, no re-check rounds, the METG one curve's crossing; and the sweep
-# starts at -iter 16384 (~40 us tasks here, efficient for every compiled system) instead of 65536:
-# the planner still goes up first where that size is not clearly efficient.
+# The sweep settings every METG study shares, full and --quick. Full: repetitions added near
+# each crossing until the METG's interval is within 5% (measure/settle.py), as `taskbench metg`.
+# Quick: one repetition, one try per size, coarse refinement, no re-check rounds, none added, the
+# METG one curve's crossing, with no interval; and the sweep starts at -iter 16384 (~40 us tasks
+# here, efficient for every compiled system) instead of 65536: the planner still goes up first
+# where that size is not clearly efficient.
 FULL_SWEEP = {"kernel": "compute_bound", "steps": 1000, "threshold": 0.5, "tries": 3, "refine_points": 3,
               "rechecks": 2}
 QUICK_SWEEP = {"kernel": "compute_bound", "steps": 100, "threshold": 0.5, "tries": 1, "refine_points": 1,
-               "rechecks": 0, "start_iter": 1 << 14}
+               "rechecks": 0, "start_iter": 1 << 14, "target_interval": 0.0}
 
 
 def base_settings(quick: bool) -> dict:

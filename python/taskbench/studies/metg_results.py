@@ -16,7 +16,12 @@ class MetgCell:
     low: float | None = None
     high: float | None = None
     why_not: str = ""
-    unreliable: str = ""  # why the figure is noise rather than a result (metg.summarize); "" if it is one
+    unreliable: str = ""  # why the figure is noise rather than a result (measure/reliability.py); "" if it is one
+
+    @property
+    def text(self) -> str:
+        """"352 ns (341-366)": the METG with its 95% interval."""
+        return units.seconds_interval(self.seconds, self.low, self.high)
 
     @property
     def mark(self) -> str:
@@ -67,8 +72,8 @@ class MetgStudyResult:
                 continue
             summary = curve.summary
             unreliable = "; ".join(summary.unreliable)
-            if summary.median is not None:
-                return MetgCell(summary.median, summary.low, summary.high, unreliable=unreliable)
+            if summary.seconds is not None:
+                return MetgCell(summary.seconds, summary.low, summary.high, unreliable=unreliable)
             if not any(r["system"] == system for r in analysis.runs):
                 return MetgCell(None, why_not="not run yet")
             best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
@@ -104,8 +109,7 @@ def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list
         if system in result.unavailable:
             rows.append([system, cells[0].why_not] + [""] * (len(values) - 1))
             continue
-        rows.append([system] + [(units.seconds(c.seconds) if c.seconds is not None else c.why_not) + c.mark
-                                for c in cells])
+        rows.append([system] + [(c.text if c.seconds is not None else c.why_not) + c.mark for c in cells])
     return columns, rows
 
 
@@ -131,6 +135,6 @@ def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
         if unsure and not result.allow_unreliable:
             lines += [c.refusal(system, where, "ratio") for c, where in unsure]
             continue
-        lines.append(f"{system}: METG {units.seconds(a.seconds)}{a.mark} at {parameter} {first}, "
-                     f"{units.seconds(b.seconds)}{b.mark} at {last} ({b.seconds / a.seconds:.3g}x)")
+        lines.append(f"{system}: METG {a.text}{a.mark} at {parameter} {first}, "
+                     f"{b.text}{b.mark} at {last} ({b.seconds / a.seconds:.3g}x)")
     return lines
