@@ -65,7 +65,10 @@ PY
 }
 overhead | tee "$out/overhead.txt"
 
-tb() { PYTHONPATH=python "$python" -m taskbench --db "$out/taskbench.db" "$@"; }
+# shellcheck source=bench/with_scipy.sh
+. bench/with_scipy.sh
+with_scipy "$out" || exit 1
+tb() { PYTHONPATH="python${PYTHONPATH:+:$PYTHONPATH}" "$python" -m taskbench --db "$out/taskbench.db" "$@"; }
 tb peak --gpu --widths "${widths// /,}" --reps 3 | tee "$out/peak.txt"
 tb peak --cores "$cores" --reps 3 | tee -a "$out/peak.txt"
 

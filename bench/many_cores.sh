@@ -28,7 +28,10 @@ echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) 
 scripts/build.sh build -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; exit 1; }
 
-tb() { PYTHONPATH=python "$python" -m taskbench --db "$out/taskbench.db" "$@"; }
+# shellcheck source=bench/with_scipy.sh
+. bench/with_scipy.sh
+with_scipy "$out" || exit 1
+tb() { PYTHONPATH="python${PYTHONPATH:+:$PYTHONPATH}" "$python" -m taskbench --db "$out/taskbench.db" "$@"; }
 
 for graph in "-type stencil_1d" "-type nearest -radix 5"; do
   # shellcheck disable=SC2086  # the graph's flags are words

@@ -52,8 +52,9 @@ class Watched:
 
 
 def watched_run(cluster, argv: list[str], env: dict | None = None, timeout: float = 240) -> Watched:
-    """argv on the cluster's first host, its listeners polled every 0.2 s until it ends; killed
-    after `timeout` seconds. Whatever it started is killed before this returns."""
+    """argv on the cluster's first host, its listeners polled every 0.05 s until it ends (a rank
+    on another host may live for a fraction of a second); killed after `timeout` seconds.
+    Whatever it started is killed before this returns."""
     marker = leftovers.new_marker()
     command = [str(SCRIPT), "--dir", str(cluster.dir), "--prefix", cluster.prefix, "run", *argv]
     run = subprocess.Popen(command, env=dict(os.environ, **(env or {}), **{PROBE: marker}), stdout=subprocess.PIPE,
@@ -68,7 +69,7 @@ def watched_run(cluster, argv: list[str], env: dict | None = None, timeout: floa
                     looked_in.add(os.readlink(f"/proc/{pid}/ns/net"))
                 except OSError:  # gone meanwhile
                     pass
-            time.sleep(0.2)
+            time.sleep(0.05)
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
         out, err = run.communicate()

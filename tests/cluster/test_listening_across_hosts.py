@@ -12,7 +12,9 @@ from listening_across import check_listening, watched_run
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 
-SHORT = ["-steps", "400", "-width", "6", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "20000"]
+# About 80 ms of work per rank: long enough for every host's processes to be seen listening (at
+# -iter 20000, 8 ms, CI once saw MPICH's run end before the watcher found it on one host).
+SHORT = ["-steps", "400", "-width", "6", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "200000"]
 SYSTEMS = ["mpi_p2p", "mpi_p2p_mpich", "dask_distributed", "parsl", "charm4py", "ray"]
 
 

@@ -13,11 +13,11 @@ making a second crossing, and every repetition's runs count, not one crossing pe
 The interval resamples whole repetitions (scipy.stats.bootstrap, percentile, on log METG) and
 refits each resample: runs of one repetition share their minutes of the machine, so they are
 not independent draws. A plain percentile interval is too narrow from few repetitions (on
-synthetic curves, 95% intervals from 3, 5 and 9 repetitions covered the true METG 74%, 81% and
-83% of the time), so its level is widened as the expanded percentile interval does (Hesterberg,
-"What teachers should know about the bootstrap", 2015): the percentiles at
-Phi(-sqrt(n/(n-1)) t(n-1, 97.5%)) and its complement, which brought the same to 74% (3: the
-interval cannot leave the range of the repetitions' own fits), 90% and 92%, and 93% from 20
+synthetic curves, 95% intervals from 3, 5 and 9 repetitions covered the true METG 72%, 83% and
+90% of the time: bench/metg_interval_coverage.py), so its level is widened as the expanded
+percentile interval does (Hesterberg, "What teachers should know about the bootstrap", 2015): the
+percentiles at Phi(-sqrt(n/(n-1)) t(n-1, 97.5%)) and its complement, which brought the same to
+72% (3: the interval cannot leave the range of the repetitions' own fits), 92% and 97%
 (docs/harness.md). It covers the noise of the runs, not the interpolation between two sizes (the
 sweep refines those to a step of 1.41 in -iter).
 """

@@ -17,7 +17,7 @@ from taskbench.measure.metg import CurvePoint
 
 MAX_ADDED = 60  # repetitions added per system, whatever the budget
 # Repetitions (whole ones and added ones) before the target may end it: an interval from fewer
-# covers the METG less often than it says (measure/metg_fit.py: 74% from 3, 90% from 5).
+# covers the METG less often than it says (measure/metg_fit.py: 72% from 3, 92% from 5 and 6).
 MIN_REPS = 6
 
 
