@@ -10,6 +10,8 @@ import sqlite3
 
 import pytest
 
+from taskbench import cli
+from taskbench.cli import COMMANDS
 from taskbench.measure import campaign
 
 SMALL = ["--steps", "10", "--width", "1", "--start-iter", "4096", "--reps", "1", "--tries", "1", "--refine", "0"]
@@ -82,3 +84,14 @@ def test_quiet_run_prints_raw_numbers(cli, bin_dir):
     assert code == 0
     rows = dict(line.split("\t", 1) for line in out.splitlines()[1:])
     assert float(rows["elapsed"]) > 0 and float(rows["task granularity"]) > 0
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_every_command_prints_its_help(command, capsys):
+    """The first thing a newcomer types: argparse formats help with %, so a bare percent sign in
+    any option's help ends it in a traceback (METG(50%) did, in `taskbench --help`)."""
+    with pytest.raises(SystemExit) as done:
+        cli.main([*([command] if command else []), "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: taskbench") and (command in out)

@@ -115,7 +115,7 @@ def add_parser(subparsers, common):
     p.add_argument("--external", metavar="NAME=CORES:COMMAND", help="the candidate is another suite's port")
     p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (about 40 s a system on 2 cores)")
     p.add_argument("--threshold", type=float, default=5.0,
-                   help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD:.4%}, the metrics' "
+                   help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD * 100:.4f}%%, the metrics' "
                         "resolution)")
     p.add_argument("--pattern", default="stencil_1d")
     p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")

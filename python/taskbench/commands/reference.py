@@ -11,7 +11,7 @@ from taskbench.reference import published, sc20
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("reference", parents=[common],
-                              help="the SC20 paper's published METG(50%) per system and node count")
+                              help="the SC20 paper's published METG(50%%) per system and node count")
     p.add_argument("--pattern", default="stencil_1d", help="dependence pattern (default stencil_1d)")
     p.add_argument("--graphs", type=int, default=1, help="task graphs run at once (default 1)")
     p.add_argument("--data", choices=list(sc20.DATA_SETS), default="compute",
