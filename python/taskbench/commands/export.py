@@ -25,11 +25,11 @@ PLACEMENT_COLUMNS = ("one_way_ns", "placement")
 
 
 def with_placement(store, runs: list[dict]) -> list[dict]:
-    probes_of = {c["name"]: (c.get("machine") or {}).get("placement_probes") or [] for c in store.campaigns()}
+    probes_of = {name: (store.campaign(name)["machine"] or {}).get("placement_probes") or []
+                 for name in {run["campaign"] for run in runs}}
     labels_of = {name: placement.placements(probes).labels for name, probes in probes_of.items()}
-    return [dict(run, one_way_ns=placement.one_way_around(run["id"], probes_of.get(run["campaign"], [])),
-                 placement=placement.tag(run["id"], probes_of.get(run["campaign"], []),
-                                         labels_of.get(run["campaign"], [])))
+    return [dict(run, one_way_ns=placement.one_way_around(run["id"], probes_of[run["campaign"]]),
+                 placement=placement.tag(run["id"], probes_of[run["campaign"]], labels_of[run["campaign"]]))
             for run in runs]
 
 

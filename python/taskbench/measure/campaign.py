@@ -17,6 +17,7 @@ from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
 from taskbench.measure import placement
+from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import Planner, SweepParams, run_key
 from taskbench.store.records import make_record
@@ -306,7 +307,6 @@ def check_floor(store, name: str, probes: Probes, console) -> None:
     runtime beats the no-runtime loop on its own graph: it is measured again (FLOOR_RETRIES more
     probes, its minimum over all of them), and where it still lies above, the campaign's floor
     says so (`failed`), and no "x floor" figure is drawn from it (report/tables.py)."""
-    from taskbench.measure.analysis import analyze, below_floor
     below = below_floor(analyze(store, name))
     if not below:
         return

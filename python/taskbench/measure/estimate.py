@@ -12,23 +12,16 @@ counted runs: the summary that every table, figure, comparison and stored record
 
 from __future__ import annotations
 
-import statistics
-
 import numpy as np
 
 from taskbench.measure import metg_fit
-from taskbench.measure.metg import CurvePoint, MetgSummary, metg_of_curve, paper_metg
+from taskbench.measure.metg import CurvePoint, MetgSummary, median_metg, metg_of_curve, paper_metg
 
 MIN_REPS_FOR_INTERVAL = 2
 
 
-def points_of(reps: dict[int, list[CurvePoint]]) -> metg_fit.Points:
-    return metg_fit.Points.of([(p.iter, rep, p.granularity, p.efficiency)
-                               for rep, points in reps.items() for p in points if p.ok])
-
-
 def estimate(reps: dict[int, list[CurvePoint]], threshold: float, method: str = "fit", seed: int = 0,
-             resamples: int = metg_fit.RESAMPLES, full_reps: int | None = None) -> MetgSummary:
+             full_reps: int | None = None) -> MetgSummary:
     """reps: {repetition: its counted points}; full_reps: the repetitions below it are whole
     curves, the others only the sizes added around the crossing (settle.py). The whole curves'
     own METGs are kept in every method's summary (the sweep steers by them; the median method
@@ -41,7 +34,7 @@ def estimate(reps: dict[int, list[CurvePoint]], threshold: float, method: str = 
     elif method == "paper":  # the paper's repetitions are whole curves: the added ones would be refused
         _paper(summary, whole, threshold, seed)
     else:
-        _fit(summary, reps, threshold, seed, resamples)
+        _fit(summary, reps, threshold, seed)
     if summary.low is not None and summary.seconds is not None:
         # A percentile interval may miss its own estimate where the resampled fits are skewed
         # (few repetitions at the edge of a size): widened to hold it, a figure never lies outside.
@@ -52,21 +45,20 @@ def estimate(reps: dict[int, list[CurvePoint]], threshold: float, method: str = 
     return summary
 
 
-def _fit(summary: MetgSummary, reps: dict[int, list[CurvePoint]], threshold: float, seed: int,
-         resamples: int) -> None:
-    points = points_of(reps)
+def _fit(summary: MetgSummary, reps: dict[int, list[CurvePoint]], threshold: float, seed: int) -> None:
+    points = metg_fit.Points.of_curves(reps)
     found = metg_fit.fit(points, threshold)
     summary.seconds, summary.status = found.seconds, found.status
     summary.deciding = tuple(size for size in (found.above, found.below) if size is not None)
     if found.status != "none":
-        summary.low, summary.high = metg_fit.interval(points, threshold, seed, resamples) or (None, None)
+        summary.low, summary.high = metg_fit.interval(points, threshold, seed) or (None, None)
 
 
 def _median(summary: MetgSummary, seed: int) -> None:
     found = [v for v in summary.values if v.seconds is not None]
-    if not found:
+    summary.seconds = median_metg(found)
+    if summary.seconds is None:
         return
-    summary.seconds = statistics.median(v.seconds for v in found)
     summary.status = "unbracketed" if any(v.status == "unbracketed" for v in found) else "found"
     summary.deciding = tuple(sorted({size for v in found for size in v.deciding}, reverse=True))
     if len(found) >= MIN_REPS_FOR_INTERVAL:

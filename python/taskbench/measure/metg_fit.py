@@ -58,6 +58,12 @@ class Points:
         data = np.array([(it, rep, g * e, e) for it, rep, g, e in rows], dtype=float).reshape(-1, 4)
         return cls(data[:, 0].astype(int), data[:, 1].astype(int), data[:, 2], data[:, 3])
 
+    @classmethod
+    def of_curves(cls, reps: dict) -> "Points":
+        """From {repetition: its CurvePoints} (measure/metg.py), the failed ones left out."""
+        return cls.of([(p.iter, rep, p.granularity, p.efficiency) for rep, points in reps.items() for p in points
+                       if p.ok])
+
     def __len__(self) -> int:
         return len(self.iters)
 

@@ -57,7 +57,7 @@ def metg_of_repetition(curve: list[CurvePoint], threshold: float) -> MetgValue:
     ok = [p for p in curve if p.ok]
     if not ok:
         return MetgValue(None, "none", "no successful run")
-    found = metg_fit.fit(metg_fit.Points.of([(p.iter, 0, p.granularity, p.efficiency) for p in ok]), threshold)
+    found = metg_fit.fit(metg_fit.Points.of_curves({0: ok}), threshold)
     if found.status == "none":
         return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {found.best:.0%})")
     deciding = tuple(size for size in (found.above, found.below) if size is not None)

@@ -14,6 +14,7 @@ around it), and their minimum is the floor, measured as the systems run, in the 
 
 from __future__ import annotations
 
+import bisect
 import subprocess
 from dataclasses import dataclass
 
@@ -123,10 +124,9 @@ def around(run_id: int | None, probes: list[dict]) -> list[int]:
     none for a run that is not stored."""
     if run_id is None:
         return []
-    ids = [p["after_run_id"] for p in probes]
-    before = [k for k, at in enumerate(ids) if at < run_id][-1:]
-    after = [k for k, at in enumerate(ids) if at >= run_id][:1]
-    return before + after
+    # Probes are stored in order, each after the runs before it: their run ids never decrease.
+    first_after = bisect.bisect_left(probes, run_id, key=lambda p: p["after_run_id"])
+    return [k for k in (first_after - 1, first_after) if 0 <= k < len(probes)]
 
 
 def tag(run_id: int | None, probes: list[dict], labels: list[str | None]) -> str | None:
