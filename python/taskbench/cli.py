@@ -4,6 +4,7 @@ to one line on stderr and a documented exit code (see taskbench.errors)."""
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sqlite3
 import sys
@@ -20,13 +21,20 @@ COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, 
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is this (sub)command's usage, then one line and exit code 2;
-    the line names the subcommand ("metg: ..."), main() adds the one "taskbench: " prefix."""
+    """argparse, but a usage error is one line and exit code 2, not the usage first: the line
+    names the subcommand ("metg: ..."), says where its usage is, and main() adds the one
+    "taskbench: " prefix."""
 
     def error(self, message):
-        self.print_usage(sys.stderr)
         command = self.prog.removeprefix("taskbench").strip()
-        raise UserError(f"{command}: {message}" if command else message, EXIT_USAGE)
+        # "argument --steps: 0: must be positive" (argparse's words around a numbers.py type's)
+        # reads as every other line: "--steps 0: must be positive"
+        message = re.sub(r"^argument (--[\w-]+)(?:/--?[\w-]+)*: (.*?): ((?:must|not) .*)$", r"\1 \2: \3", message)
+        needs_value = re.match(r"argument (--[a-z-]+)(?:/[^:]*)?: expected one argument", message)
+        if needs_value:  # argparse takes a value that starts with a dash for an option
+            message += f"; a value that starts with a dash goes as {needs_value.group(1)}=VALUE"
+        usage = f" (`taskbench {command + ' ' if command else ''}-h` shows the usage)"
+        raise UserError(f"{command}: {message}{usage}" if command else f"{message}{usage}", EXIT_USAGE)
 
     def option_names(self) -> list[str]:
         return [name for action in self._actions for name in action.option_strings]
@@ -87,7 +95,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if unknown:  # a mistyped global option would take the next word for the command
         _unrecognized(parser, unknown[:1])
     if at is not None and argv[at] not in COMMANDS:
-        parser.print_usage(sys.stderr)
         raise UserError(f"unknown command '{argv[at]}'{did_you_mean(argv[at], COMMANDS)} (`taskbench -h` lists "
                         "them)", EXIT_USAGE)
     if at is not None and argv[at] == "run":
@@ -136,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-        if ctx is not None and "store" in ctx.__dict__:
-            ctx.store.close()  # checkpoints the WAL: no -wal/-shm files left beside the store
+        if ctx is not None:
+            ctx.close()  # checkpoints the WAL: no -wal/-shm files left beside the store
 
 
 if __name__ == "__main__":

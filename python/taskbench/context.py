@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from taskbench import provenance
 from taskbench.console import Console
-from taskbench.paths import make_parents
+from taskbench.paths import make_parents, remove_made_folders
 from taskbench.registry import Registry
 from taskbench.registry.locations import Layout, find_layout
 from taskbench.store import Store
@@ -37,10 +37,20 @@ class Context:
     @functools.cached_property
     def store(self) -> Store:
         if not self.read_only:  # a reader never creates anything: a missing store is its one line
-            made = make_parents(self.db_path, "--db")
-            if made:
-                self.console.note(f"made the folder {made} for the store {self.db_path}")
+            self._made_folder = make_parents(self.db_path, "--db")
+            if self._made_folder:
+                self.console.note(f"made the folder {self._made_folder} for the store {self.db_path}")
         return Store(self.db_path, read_only=self.read_only)
+
+    def close(self) -> None:
+        """Closes the store, if it was opened; one that was removed as empty (Store.close) takes
+        the folders made for it along."""
+        if "store" not in self.__dict__:
+            return
+        self.store.close()
+        made = getattr(self, "_made_folder", None)
+        if made and not self.store.path.exists():
+            remove_made_folders(self.store.path.parent, made)
 
     @functools.cached_property
     def git_revision(self) -> str | None:

@@ -61,3 +61,26 @@ def significant(value: float, digits: int = 3) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """'1 repetition', '3 repetitions', '0 runs': a number with its noun in the right number."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+class Figures:
+    """A table's figures: formatted for a reader, or with raw=True (-q, for scripts) the numbers
+    themselves, in seconds, units per second and fractions; a missing one is then empty."""
+
+    def __init__(self, raw: bool):
+        self.raw = raw
+
+    def seconds(self, value: float | None):
+        return ("" if value is None else value) if self.raw else seconds(value)
+
+    def rate(self, value: float | None, unit: str):
+        return ("" if value is None else value) if self.raw else rate(value, unit)
+
+    def percent(self, value: float | None):
+        return ("" if value is None else value) if self.raw else percent(value)
+
+    def integer(self, value: float):
+        return round(value) if self.raw else integer(value)
+
+    def ratio(self, value: float):
+        return value if self.raw else f"{value:.2f}"

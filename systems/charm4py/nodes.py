@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from taskbench.launch.hosts import Cluster
+from taskbench.launch.hosts_file import Cluster
 from taskbench.launch.slurm_hosts import is_allocation
 
 

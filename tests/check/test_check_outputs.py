@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from taskbench.commands.check import Cell
 from taskbench.measure import regression as R
+from taskbench.measure.check_verdicts import Cell
 from taskbench.report import check_outputs
 
 

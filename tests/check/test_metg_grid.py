@@ -1,5 +1,5 @@
 """measure/metg_grid.py: the grid both sides of a check run, and the METGs that pair; and the
-check's second sets of repetitions for a cell whose interval is too wide (commands/check.py)."""
+check's second sets of repetitions for a cell whose interval is too wide (measure/check_verdicts.py)."""
 from __future__ import annotations
 
 import math
@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from taskbench.commands import check
+from taskbench.measure import check_verdicts as V
 from taskbench.measure import metg_grid as G
 from taskbench.measure import regression as R
+from taskbench.measure.check_sampling import EMPTY
 from taskbench.measure.metg import CurvePoint, MetgValue
 
 
@@ -70,13 +71,13 @@ def comparison(ratio: float, half_width: float, n: int) -> R.Comparison:
 
 def test_the_repetitions_needed_grow_as_the_square_of_the_width_over_the_room_left():
     # Estimate 1.0, half-width 0.06 in log, band edge log(1.05) = 0.0488 away: 1.2 x 30 x (0.06/0.0488)^2
-    assert check._repetitions_needed(comparison(1.0, 0.06, 30), 0.05) == math.ceil(1.2 * 30 * (0.06 / math.log(1.05)) ** 2)
+    assert V.repetitions_needed(comparison(1.0, 0.06, 30), 0.05) == math.ceil(1.2 * 30 * (0.06 / math.log(1.05)) ** 2)
     # Closer to the edge, more; on it, no number would do.
-    assert check._repetitions_needed(comparison(1.03, 0.06, 30), 0.05) > 4 * 30
-    assert check._repetitions_needed(comparison(1.05, 0.06, 30), 0.05) is None
+    assert V.repetitions_needed(comparison(1.03, 0.06, 30), 0.05) > 4 * 30
+    assert V.repetitions_needed(comparison(1.05, 0.06, 30), 0.05) is None
     # Within a tenth of the half-width of it (a check once said "about 363557 repetitions"): the edge.
-    assert check._repetitions_needed(comparison(1.049, 0.06, 30), 0.05) is None
-    assert check._repetitions_needed(comparison(1.04, 0.06, 30), 0.05) > 4 * 30
+    assert V.repetitions_needed(comparison(1.049, 0.06, 30), 0.05) is None
+    assert V.repetitions_needed(comparison(1.04, 0.06, 30), 0.05) > 4 * 30
 
 
 class Repetitions:
@@ -95,13 +96,13 @@ class Repetitions:
 
 def test_a_wide_interval_gets_more_sets_and_is_then_judged_on_all_of_them():
     source = Repetitions(per_set=30)
-    cell = check.Cell("native", "native@baseline", check.EMPTY)
+    cell = V.Cell("native", "native@baseline", EMPTY)
     source.measure(cell, True)
     source.sets = 0
-    check._judge([cell], 0.05)
+    V.judge([cell], 0.05)
     assert cell.verdict == R.INCONCLUSIVE and "crosses the 5% threshold" in cell.why
-    needed = check._repetitions_needed(cell.comparison, 0.05)
-    check._extend([cell], 0.05, source, None)
+    needed = V.repetitions_needed(cell.comparison, 0.05)
+    V.extend([cell], 0.05, source.measure, None)
     assert source.sets == math.ceil(needed / 30) - 1 and cell.sets == source.sets + 1
     assert len(cell.candidate_values) == len(cell.baseline_values) == 30 * cell.sets >= needed
     assert cell.verdict == R.UNCHANGED
@@ -110,22 +111,22 @@ def test_a_wide_interval_gets_more_sets_and_is_then_judged_on_all_of_them():
 
 def test_a_cell_that_would_need_more_than_the_most_sets_is_left_inconclusive_saying_how_many():
     source = Repetitions(per_set=10, seed=2)
-    cell = check.Cell("native", "native@baseline", check.EMPTY)
+    cell = V.Cell("native", "native@baseline", EMPTY)
     source.measure(cell, True)
     source.sets = 0
-    check._judge([cell], 0.05)
-    needed = check._repetitions_needed(cell.comparison, 0.05)
-    assert cell.verdict == R.INCONCLUSIVE and needed > check.MAX_SETS * 10
-    check._extend([cell], 0.05, source, None)
+    V.judge([cell], 0.05)
+    needed = V.repetitions_needed(cell.comparison, 0.05)
+    assert cell.verdict == R.INCONCLUSIVE and needed > V.MAX_SETS * 10
+    V.extend([cell], 0.05, source.measure, None)
     assert source.sets == 0 and cell.verdict == R.INCONCLUSIVE
-    assert cell.why.endswith(f"; about {needed} repetitions would settle it, more than {check.MAX_SETS} sets of 10")
+    assert cell.why.endswith(f"; about {needed} repetitions would settle it, more than {V.MAX_SETS} sets of 10")
 
 
 def test_noise_is_never_extended():
     source = Repetitions(per_set=30)
-    cell = check.Cell("native", "native@baseline", check.EMPTY, noise="other processes used 0.6 cores")
+    cell = V.Cell("native", "native@baseline", EMPTY, noise="other processes used 0.6 cores")
     source.measure(cell, True)
     source.sets = 0
-    check._judge([cell], 0.05)
-    check._extend([cell], 0.05, source, None)
+    V.judge([cell], 0.05)
+    V.extend([cell], 0.05, source.measure, None)
     assert source.sets == 0 and cell.verdict == R.INCONCLUSIVE and cell.why == "other processes used 0.6 cores"

@@ -28,7 +28,8 @@ def require(system: str, module: str) -> None:
 def run_system(system: str, args: list[str], marker: str = "", extra_env: dict | None = None,
                timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, **({PROBE: marker} if marker else {}), **(extra_env or {})}
-    return subprocess.run([str(BIN / system), *args], capture_output=True, text=True, env=env, timeout=timeout)
+    program = system if "/" in system else str(BIN / system)  # a system's name, or a helper's path
+    return subprocess.run([program, *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def last_taskbench_line(stderr: str) -> str:

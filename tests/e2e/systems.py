@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TASKBENCH_BUILD_DIR", ROOT / "build"))
 BIN = BUILD / "bin"
+LIBEXEC = BUILD / "libexec" / "taskbench"  # the launchers' helpers (cluster starters)
 
 PATTERNS = ["trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft",
             "all_to_all", "nearest", "spread", "random_nearest", "random_spread"]

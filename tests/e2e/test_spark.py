@@ -2,13 +2,13 @@
 takes seconds to start) against serial, other kernels and 1 MiB outputs, the fault switch
 caught in Spark's Python workers, bad flags, a missing pyspark, and no JVM or Python worker
 left running after a run. Then on a standalone master and worker on 127.0.0.1, started and
-stopped by the harness's launcher (build/bin/spark_cluster): the same data path (rows.py), so
+stopped by the harness's launcher (build/libexec/taskbench/spark_cluster): the same data path (rows.py), so
 one run of two graphs against serial, and nothing of the cluster left after it."""
 from __future__ import annotations
 
 from large_engines import (assert_bad_flag_is_one_line, assert_missing_engine_is_one_line,
                            assert_validation_failed, require, run_system)
-from systems import BIN, every_pattern, serial_totals, totals
+from systems import BIN, LIBEXEC, every_pattern, serial_totals, totals
 
 FAULTY = ["-steps", "5", "-width", "3", "-type", "no_comm", "-and", "-steps", "6", "-width", "4",
           "-type", "stencil_1d", "-and", "-steps", "6", "-width", "4", "-type", "all_to_all"]
@@ -53,6 +53,6 @@ def test_standalone_cluster_equals_serial_and_leaves_nothing(probe):
     require("spark", "pyspark")
     args = ["-steps", "4", "-width", "3", "-type", "stencil_1d", "-and", "-steps", "4", "-width", "3",
             "-type", "all_to_all", "-kernel", "compute_bound", "-iter", "20"]
-    got = run_system("spark_cluster", ["-workers", "2", "--", str(BIN / "spark"), *args], probe)
+    got = run_system(str(LIBEXEC / "spark_cluster"), ["-workers", "2", "--", str(BIN / "spark"), *args], probe)
     assert got.returncode == 0, got.stderr
     assert totals(got.stdout) == serial_totals(args)

@@ -22,7 +22,7 @@ def test_metg_refuses_a_nearest_radix_above_the_width_before_the_campaign(cli, b
     assert code == 2 and out == ""
     assert err == ("taskbench: serial rejects the sweep's flags: -radix: invalid value '3'; "
                    "expected at most -width (2) for nearest\n")
-    assert rows(cli.db, "campaigns") == [] and rows(cli.db, "runs") == []
+    assert not cli.db.exists()  # nothing stored, not even an empty store
 
 
 def test_metg_title_row_and_report_give_the_radix_that_ran(cli, bin_dir):
@@ -49,7 +49,7 @@ def test_run_refuses_a_fault_on_a_task_the_graph_does_not_have(cli, bin_dir, mon
     assert err.count("\n") == 1 and err.startswith("taskbench: serial rejects the environment's TASKBENCH_FAULT: ")
     assert err.endswith(": TASKBENCH_FAULT=corrupt:0,99,1: graph 0 has no task (t=99, i=1): "
                         "4 timesteps x 4 points\n")
-    assert rows(cli.db, "runs") == []
+    assert not cli.db.exists()
 
 
 def test_metg_refuses_a_fault_on_a_task_the_sweep_does_not_have(cli, bin_dir, monkeypatch):
@@ -58,4 +58,4 @@ def test_metg_refuses_a_fault_on_a_task_the_sweep_does_not_have(cli, bin_dir, mo
     assert code == 2 and out == ""
     assert err == ("taskbench: serial rejects the environment's TASKBENCH_FAULT: TASKBENCH_FAULT=hang:0,3,2: graph 0 has "
                    "no task (t=3, i=2): 10 timesteps x 2 points\n")
-    assert rows(cli.db, "campaigns") == [] and rows(cli.db, "runs") == []
+    assert not cli.db.exists()  # nothing stored, not even an empty store

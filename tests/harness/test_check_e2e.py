@@ -11,6 +11,8 @@ import textwrap
 import pytest
 
 from taskbench.commands import check
+from taskbench.measure.check_baseline import BASELINE_FORMAT
+from taskbench.measure.check_sampling import EMPTY, METG, QUICK, SMALL
 
 # A port of another suite: per task, its overhead (first argument, ns) plus the kernel's
 # iterations at 10 ns each, on 2 cores; each run is off its model by a deterministic jitter of
@@ -60,13 +62,13 @@ def test_the_same_port_twice_is_unchanged_and_writes_what_ci_reads(cli, port, tm
                          "--quick", "--no-metg", "--markdown", "summary.md", "--json", "bench.json")
     assert code == 0, err
     rows = rows_of(out)
-    assert set(rows) == {check.EMPTY, check.SMALL}
+    assert set(rows) == {EMPTY, SMALL}
     for row in rows.values():
-        assert row[0] == "cand" and row[5] == "unchanged" and row[2].endswith(f"({check.QUICK.grain_reps})")
+        assert row[0] == "cand" and row[5] == "unchanged" and row[2].endswith(f"({QUICK.grain_reps})")
     assert "| cand | METG" not in (tmp_path / "summary.md").read_text()
     assert "| cand | per-task time, empty kernel |" in (tmp_path / "summary.md").read_text()
     document = json.loads((tmp_path / "bench.json").read_text())
-    assert [e["name"] for e in document] == [f"cand: {check.EMPTY}", f"cand: {check.SMALL}"]
+    assert [e["name"] for e in document] == [f"cand: {EMPTY}", f"cand: {SMALL}"]
     assert document[0]["value"] == pytest.approx(500, rel=0.02) and document[0]["unit"] == "ns"
 
 
@@ -75,7 +77,7 @@ def test_a_slower_candidate_is_regressed_confirmed_and_exits_1(cli, port):
                          "--quick", "--json", "b.json", "--json-format", "bencher")
     assert code == check.EXIT_REGRESSED == 1, err
     rows = rows_of(out)
-    empty, metg = rows[check.EMPTY], rows[check.METG]
+    empty, metg = rows[EMPTY], rows[METG]
     assert empty[5] == "regressed" and float(empty[4].split("x")[0]) == pytest.approx(1.3, rel=0.03)  # 650 / 500
     assert "confirmed by a second measurement" in empty[6]
     # The METG is 2 x the overhead: 1.3 us against 1 us, repetition k of each side read off the
@@ -84,15 +86,15 @@ def test_a_slower_candidate_is_regressed_confirmed_and_exits_1(cli, port):
     import sqlite3
     grid = {}
     for system, key in sqlite3.connect(cli.db).execute(
-            "SELECT system, key FROM runs WHERE key LIKE ? ORDER BY id", (f"%/{check.METG}/round%/iter=%",)):
+            "SELECT system, key FROM runs WHERE key LIKE ? ORDER BY id", (f"%/{METG}/round%/iter=%",)):
         grid.setdefault(key.split("/round")[1].split("/")[0], {}).setdefault(system, []).append(key.split("/")[-2:])
     assert len(grid) == 2  # the measurement and its confirmation
     for sides in grid.values():
         assert sides["cand"] and sorted(sides["cand"]) == sorted(sides["base"])
-    line = next(line for line in err.splitlines() if f"REGRESSED: cand, {check.EMPTY}: " in line)
+    line = next(line for line in err.splitlines() if f"REGRESSED: cand, {EMPTY}: " in line)
     assert float(line.split(": ")[-1].split("x")[0]) == pytest.approx(1.3, rel=0.03)
     bencher = json.loads(open("b.json").read())
-    assert bencher[f"cand: {check.METG}"]["latency"]["value"] == pytest.approx(1300, rel=0.05)
+    assert bencher[f"cand: {METG}"]["latency"]["value"] == pytest.approx(1300, rel=0.05)
 
 
 def test_runs_alternate_sides_pair_by_pair(cli, port):
@@ -103,7 +105,7 @@ def test_runs_alternate_sides_pair_by_pair(cli, port):
     keys = [k for (k,) in sqlite3.connect(cli.db).execute(
         "SELECT key FROM runs WHERE key LIKE '%empty kernel%' AND key NOT LIKE '%pilot' ORDER BY id")]
     sides = [k.split("/")[0] for k in keys]
-    assert len(sides) == 2 * check.QUICK.grain_reps
+    assert len(sides) == 2 * QUICK.grain_reps
     assert sides[:4] == ["cand", "base", "base", "cand"]  # each pair's first run changes side
 
 
@@ -112,16 +114,16 @@ def test_a_saved_baseline_is_compared_unpaired_and_refused_from_another_machine(
                          "--save-baseline", "base.json")
     assert code == 0 and out == "", err
     saved = json.loads((tmp_path / "base.json").read_text())
-    assert saved["taskbench_check_baseline"] == check.BASELINE_FORMAT
+    assert saved["taskbench_check_baseline"] == BASELINE_FORMAT
     assert [(c["system"], c["metric"], len(c["values"])) for c in saved["cells"]] == [
-        ("cand", check.EMPTY, check.QUICK.grain_reps), ("cand", check.SMALL, check.QUICK.grain_reps)]
+        ("cand", EMPTY, QUICK.grain_reps), ("cand", SMALL, QUICK.grain_reps)]
     code, out, err = cli("-q", "check", "--external", port("cand", 700), "--baseline", "base.json", "--quick",
                          "--no-metg")
     assert code == 1, err
     rows = rows_of(out)
-    assert rows[check.EMPTY][5] == "regressed" and float(rows[check.EMPTY][4].split("x")[0]) == pytest.approx(1.4, rel=0.03)
+    assert rows[EMPTY][5] == "regressed" and float(rows[EMPTY][4].split("x")[0]) == pytest.approx(1.4, rel=0.03)
     # At -iter 1024 the port's tasks take 10.2 us: 0.2 us more overhead is 2%, below the threshold.
-    assert rows[check.SMALL][5] == "unchanged"
+    assert rows[SMALL][5] == "unchanged"
     saved["machine_id"] = "elsewhere|other CPU|64"
     (tmp_path / "other.json").write_text(json.dumps(saved))
     code, out, err = cli("check", "--external", port("cand", 500), "--baseline", "other.json", "--no-metg")
@@ -162,7 +164,7 @@ def test_native_against_a_copy_of_its_build_runs_interleaved(cli, bin_dir, tmp_p
     code, out, err = cli("-q", "check", "native", "--baseline-build", str(other.parent), "--quick", "--no-metg")
     assert code in (0, 5), err  # unchanged or, on a noisy machine, inconclusive; never a false regression here
     rows = rows_of(out)
-    assert set(rows) == {check.EMPTY, check.SMALL}
+    assert set(rows) == {EMPTY, SMALL}
     import sqlite3
     db = sqlite3.connect(cli.db)
     argv = {system: {json.loads(a)[0] for (a,) in db.execute("SELECT argv FROM runs WHERE system=?", (system,))}

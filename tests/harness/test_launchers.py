@@ -1,5 +1,8 @@
-"""Launchers build the right command lines (no MPI needed to check them)."""
+"""Launchers build the right command lines (no MPI needed to check them), and find the helper
+programs of the build (cluster starters, the hosts' agent) in its libexec/taskbench, never in
+bin/, which holds the systems alone."""
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,31 +44,66 @@ def test_local_rejects_ranks_and_fixed_thread_counts():
 
 def test_dask_starts_a_cluster_of_workers_around_the_system(monkeypatch):
     """--workers N worker processes (default: the cores), --threads-per-rank threads each
-    (default 1), through the cluster starter beside the system's executable."""
+    (default 1), through the cluster starter among the helpers of the system's build."""
     s = system(launcher="dask", threads_flag="-threads", args=["-v"])
     p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3, threads_per_rank=2))
-    assert p.argv == ["/bin/dask_cluster", "-workers", "3", "-threads", "2", "--", "/bin/x", "-v", "-steps", "4"]
+    assert p.argv == ["/libexec/taskbench/dask_cluster", "-workers", "3", "-threads", "2", "--", "/bin/x", "-v",
+                      "-steps", "4"]
     assert (p.ranks, p.threads_per_rank) == (3, 2)
     monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
-    assert plan(s, [], LaunchOptions()).argv[:5] == ["/bin/dask_cluster", "-workers", "5", "-threads", "1"]
+    assert plan(s, [], LaunchOptions()).argv[:5] == ["/libexec/taskbench/dask_cluster", "-workers", "5", "-threads",
+                                                     "1"]
 
 
 def test_spark_starts_a_standalone_cluster_of_n_cores_around_the_system(monkeypatch):
     s = system(launcher="spark", args=["-v"])
     p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3))
-    assert p.argv == ["/bin/spark_cluster", "-workers", "3", "--", "/bin/x", "-v", "-steps", "4"]
+    assert p.argv == ["/libexec/taskbench/spark_cluster", "-workers", "3", "--", "/bin/x", "-v", "-steps", "4"]
     assert (p.ranks, p.threads_per_rank) == (1, 3)
     monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
-    assert plan(s, [], LaunchOptions()).argv[:3] == ["/bin/spark_cluster", "-workers", "5"]
+    assert plan(s, [], LaunchOptions()).argv[:3] == ["/libexec/taskbench/spark_cluster", "-workers", "5"]
 
 
 @pytest.mark.parametrize("launcher,starter", [("dask", "dask_cluster"), ("spark", "spark_cluster")])
-def test_a_cluster_launcher_needs_its_starter_beside_the_system(tmp_path, launcher, starter):
-    s = system(launcher=launcher, binary_path=tmp_path / "x")
-    assert why_not_here(s) == (f"{tmp_path / starter} missing (the build writes it with the Python systems): "
-                               "run the build")
-    (tmp_path / starter).write_text("#!/bin/sh\n")
+def test_a_cluster_launcher_needs_its_starter_among_the_builds_helpers(tmp_path, launcher, starter):
+    s = system(launcher=launcher, binary_path=tmp_path / "bin" / "x")
+    helper = tmp_path / "libexec" / "taskbench" / starter
+    assert why_not_here(s) == f"{helper} missing (the build writes it with the Python systems): run the build"
+    helper.parent.mkdir(parents=True)
+    helper.write_text("#!/bin/sh\n")
     assert why_not_here(s) == ""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / starter).write_text("#!/bin/sh\n")  # an older build's, beside the systems: not it
+    helper.unlink()
+    assert why_not_here(s) != ""
+
+
+def test_the_builds_bin_holds_its_systems_and_libexec_its_helpers():
+    """`ls build/bin` shows the systems and nothing else; the helpers the harness starts are in
+    build/libexec/taskbench, each answering a flag it does not take with one usage line and
+    status 2 (as a system answers one)."""
+    from taskbench.launch.mpirun import HYDRA_AGENT
+    from taskbench.launch.plan import HELPER_DIR
+    from taskbench.launch.starter import STARTERS
+    from taskbench.registry import Registry
+    from taskbench.registry.locations import find_layout
+    layout = find_layout()
+    if layout.bin_dir is None or layout.bin_dir.name != "bin" or not layout.build_info:
+        pytest.skip("no build (scripts/build.sh build)")
+    registry = Registry(layout)
+    executables = {s.binary for s in registry.systems.values()}
+    assert sorted(p.name for p in layout.bin_dir.iterdir() if p.name not in executables) == []
+    if not layout.build_info["components"].get("PYTHON", {}).get("enabled"):
+        return  # no Python binding: no helpers
+    helpers = layout.bin_dir.parent / HELPER_DIR
+    assert sorted(p.name for p in helpers.iterdir()) == sorted([*STARTERS, HYDRA_AGENT])
+    for name in (*STARTERS, HYDRA_AGENT):
+        got = subprocess.run([str(helpers / name), "--bogus"], capture_output=True, text=True, timeout=60)
+        lines = got.stderr.splitlines()
+        assert got.returncode == 2 and lines and lines[0].startswith("usage: " if name in STARTERS else
+                                                                     "host_agent: usage: "), (name, got.stderr)
+        if name == HYDRA_AGENT:
+            assert len(lines) == 1, got.stderr
 
 
 def test_loopback_runs_the_local_command_in_a_namespace_of_its_own(monkeypatch):

@@ -23,7 +23,8 @@ from taskbench.launch.runner import disturbed
 from taskbench.measure.estimate import estimate
 from taskbench.measure.metg import CurvePoint, metg_of_curve
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import DISTURBED_RETRIES, Planner, SweepParams, best_of, run_key
+from taskbench.measure.sweep import SweepParams, best_of, run_key
+from taskbench.measure.sweep_plan import DISTURBED_RETRIES, Planner
 from taskbench.registry.external import add_externals
 from taskbench.store import Store
 from taskbench.store.records import make_record

@@ -10,7 +10,8 @@ from test_sweep_plan import PEAK, WORK_PER_ITER
 
 from taskbench.measure import settle
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import Planner, SweepParams
+from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep_plan import Planner
 
 OVERHEAD = {"a": 2e-6, "b": 5e-6}
 

@@ -4,7 +4,8 @@ refinement around the crossing, interleaving, and a deterministic replay for --r
 import math
 
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import Planner, SweepParams
+from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep_plan import Planner
 
 OVERHEAD = 2e-6  # seconds of runtime overhead per task in the synthetic model
 WORK_PER_ITER = 5e-9  # seconds of kernel per -iter per task

@@ -21,15 +21,17 @@ def add_parser(subparsers, common):
     return p
 
 
-def published_metgs(results: dict | None) -> str:
+def published_metgs(results: dict | None, raw: bool = False) -> str:
     """"native 344 ns (338-351), openmp_task 2.33 µs (2.1-2.6) (unreliable)" from a METG campaign's stored results
-    (analysis.results_record); "" when it published none (interrupted, or not a METG campaign)."""
+    (analysis.results_record); raw (-q): "native 3.44e-07, ..." in seconds; "" when it published none
+    (interrupted, or not a METG campaign)."""
     if not results:
         return ""
     cells = []
     for system, r in results.get("systems", {}).items():
         low, high = r.get("interval_seconds") or [None, None]
-        figure = units.seconds_interval(r["metg_seconds"], low, high) if r.get("metg_seconds") else "no METG"
+        figure = ("no METG" if not r.get("metg_seconds") else f"{r['metg_seconds']:.4g}" if raw
+                  else units.seconds_interval(r["metg_seconds"], low, high))
         cells.append(f"{system} {figure}" + ("" if r.get("reliable", True) else UNRELIABLE_MARK))
     return ", ".join(cells)
 
@@ -47,7 +49,8 @@ def main(args, ctx) -> int:
                 else f"check {p.get('pattern')}, {p.get('preset')}" if c["kind"] == "check"
                 else p.get("kernel") or " ".join(p.get("flags", [])))
         rows.append([c["name"], c["kind"], c["status"], c["created"], ", ".join(p.get("systems", [])),
-                     what, len(runs), len(runs) - statuses.get("ok", 0), published_metgs(c.get("results"))])
+                     what, len(runs), len(runs) - statuses.get("ok", 0),
+                     published_metgs(c.get("results"), ctx.console.quiet)])
     ctx.console.table(f"campaigns in {store.path}",
                       ["campaign", "kind", "status", "created", "systems", "what", "runs", "failed", "METG"], rows,
                       CAMPAIGNS_FIT)

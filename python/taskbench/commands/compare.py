@@ -35,25 +35,36 @@ def compare_fit(threshold: float) -> Fit:
                tsv_only=("A pattern/kernel", "B pattern/kernel"))
 
 
-def _cell(curve, absent: str) -> str:
+def _cell(curve, absent: str, raw: bool):
     if curve is None:
         return absent
     s = curve.summary
-    return s.text + s.mark
+    return ("" if s.seconds is None else s.seconds) if raw else s.text + s.mark
+
+
+def ratio_range(a, b) -> tuple[float, float | None, float | None]:
+    """B/A and the range the two 95% intervals allow (None where either has none)."""
+    if None in (a.low, a.high, b.low, b.high):
+        return b.seconds / a.seconds, None, None
+    return b.seconds / a.seconds, b.low / a.high, b.high / a.low
 
 
 def ratio_text(a, b) -> tuple[str, str]:
     """("1.05x (0.97-1.14)", "differ" | "not told apart" | "—"): B/A with the range the two
     intervals allow; told apart only where that range excludes 1."""
-    ratio = f"{b.seconds / a.seconds:.2f}x"
-    if None in (a.low, a.high, b.low, b.high):
-        return ratio, "— (no interval)"
-    low, high = b.low / a.high, b.high / a.low
-    return f"{ratio} ({low:.2f}–{high:.2f})", "differ" if low > 1 or high < 1 else "not told apart"
+    ratio, low, high = ratio_range(a, b)
+    if low is None:
+        return f"{ratio:.2f}x", "— (no interval)"
+    return f"{ratio:.2f}x ({low:.2f}–{high:.2f})", told_apart(low, high)
 
 
-def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list[str]]:
-    """(rows, refusals): a refusal is the line of a ratio not drawn from an unreliable METG."""
+def told_apart(low: float, high: float) -> str:
+    return "differ" if low > 1 or high < 1 else "not told apart"
+
+
+def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tuple[list[list], list[str]]:
+    """(rows, refusals): a refusal is the line of a ratio not drawn from an unreliable METG.
+    raw (-q): the METGs in seconds, B/A and its range as numbers in columns of their own."""
     rows, refusals = [], []
     names = list(dict.fromkeys([*a.curves, *b.curves]))
     for name in names:
@@ -61,16 +72,19 @@ def compare_rows(a, b, allow_unreliable: bool = False) -> tuple[list[list], list
         ma = ca.summary.seconds if ca else None
         mb = cb.summary.seconds if cb else None
         ratio, apart = ratio_text(ca.summary, cb.summary) if ma and mb else ("—", "—")
+        numbers = list(ratio_range(ca.summary, cb.summary)) if ma and mb else [None] * 3
         if ma and mb:
             unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
                       if c.summary.unreliable]
             if unsure and allow_unreliable:
                 ratio += unsure[0][0].summary.mark
+                apart += unsure[0][0].summary.mark if raw else ""
             elif unsure:
-                ratio, apart = "unreliable", "—"
+                ratio, apart, numbers = "unreliable", "—", ["unreliable", None, None]
                 refusals += [c.summary.refusal(name, which, "B/A ratio") for c, which in unsure]
+        shown = ["" if v is None else v for v in numbers] if raw else [ratio]
         rows.append([name, f"{a.params.pattern}/{a.params.kernel}", f"{b.params.pattern}/{b.params.kernel}",
-                     _cell(ca, "not in A"), _cell(cb, "not in B"), ratio, apart])
+                     _cell(ca, "not in A", raw), _cell(cb, "not in B", raw), *shown, apart])
     return rows, refusals
 
 
@@ -103,8 +117,10 @@ def main(args, ctx) -> int:
         if c.campaign["kind"] != "metg":
             raise UserError(f"campaign '{c.name}' is a {c.campaign['kind']} campaign, not metg", EXIT_USAGE)
     label = metg_label(a.params.threshold)
-    columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", "B/A", "A and B"]
-    rows, refusals = compare_rows(a, b, args.allow_unreliable)
+    raw = ctx.console.quiet
+    ratio_columns = ["B/A", "B/A low", "B/A high"] if raw else ["B/A"]
+    columns = ["system", "A pattern/kernel", "B pattern/kernel", f"{label} A", f"{label} B", *ratio_columns, "A and B"]
+    rows, refusals = compare_rows(a, b, args.allow_unreliable, raw)
     ctx.console.table(f"{label}: {a.name} (A, {a.params.pattern}/{a.params.kernel}) vs {b.name} "
                       f"(B, {b.params.pattern}/{b.params.kernel})", columns, rows,
                       compare_fit(a.params.threshold))

@@ -14,7 +14,7 @@ import sys
 
 from taskbench.errors import EXIT_OK, UserError
 from taskbench.measure import placement
-from taskbench.paths import make_parents
+from taskbench.paths import check_writable
 from taskbench.store import RUN_COLUMNS
 
 # The bulky columns stay in JSON exports only; CSV is for spreadsheets.
@@ -47,13 +47,11 @@ def add_parser(subparsers, common):
 def _open(path: str, what: str, console):
     if path == "-":
         return sys.stdout
-    made = make_parents(path, what)
-    if made:
-        console.note(f"made the folder {made} for {path}")
+    check_writable(path, what, console)
     try:
         return open(path, "w", newline="")
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}")
+        raise UserError(f"{what} {path}: cannot write it: {exc.strerror}")
 
 
 def main(args, ctx) -> int:

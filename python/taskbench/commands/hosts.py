@@ -20,11 +20,11 @@ def add_parser(subparsers, common):
 def main(args, ctx) -> int:
     cluster = cluster_from(args.hosts, allocation_by_default=True)
     if cluster is None:
-        raise UserError("taskbench hosts: no cluster description: give --hosts FILE (or slurm, inside an "
-                        "allocation) or set TASKBENCH_HOSTS (docs/clusters.md)", EXIT_USAGE)
+        raise UserError("hosts: no cluster: give --hosts FILE, or `slurm` in an allocation (docs/clusters.md)",
+                        EXIT_USAGE)
     able = [s for s in ctx.registry if s.available and s.launcher in ACROSS_HOSTS]
     if not able:
-        raise UserError("taskbench hosts: no system that runs across hosts is built here (`taskbench systems`; "
+        raise UserError("hosts: no system that runs across hosts is built here (`taskbench systems`; "
                         "docs/clusters.md)", EXIT_ENVIRONMENT)
     rows, problems = [], []
     for host in cluster.hosts:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import shlex
 
-from taskbench import provenance, units
+from taskbench import provenance, report, units
+from taskbench.commands.options import (add_launch_options, count, non_negative, percentage, percentage_or_zero,
+                                       positive_int)
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.launch.hosts import cluster_from
 from taskbench.launch.runner import DISTURBED_CORES, run_once
@@ -45,23 +47,23 @@ def add_parser(subparsers, common):
                    help="every available default system on stencil_1d/compute_bound, then the HTML report")
     p.add_argument("--pattern", default="stencil_1d")
     p.add_argument("--kernel", default="compute_bound")
-    p.add_argument("--steps", type=int, default=1000)
-    p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
-    p.add_argument("--radix", type=int, help="dependencies per task for nearest/spread (at most --width)")
-    p.add_argument("--scratch", type=int, help="scratch bytes per task (memory kernels have a default)")
+    p.add_argument("--steps", type=positive_int, default=1000, help="timesteps of every run (1000)")
+    p.add_argument("--width", type=positive_int, help="points per timestep (default: the cores available)")
+    p.add_argument("--radix", type=positive_int, help="dependencies per task for nearest/spread (at most --width)")
+    p.add_argument("--scratch", type=count, help="scratch bytes per task (memory kernels have a default)")
     p.add_argument("--flags", default="", help="more Task Bench flags for every run, e.g. \"-output 64\"")
-    p.add_argument("--threshold", type=float, default=50.0, help="efficiency threshold in percent (50)")
-    p.add_argument("--reps", type=int, default=3, help="repetitions of the whole curve (3)")
-    p.add_argument("--tries", type=int, default=3,
+    p.add_argument("--threshold", type=percentage, default=50.0, help="efficiency threshold in percent (50)")
+    p.add_argument("--reps", type=positive_int, default=3, help="repetitions of the whole curve (3)")
+    p.add_argument("--tries", type=positive_int, default=3,
                    help="runs of a size near the threshold per repetition; the fastest counts (3)")
-    p.add_argument("--start-iter", type=int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
-    p.add_argument("--refine", type=int, default=3, help="sizes added inside each bracketing step (3)")
-    p.add_argument("--max-interval", type=float, default=10.0,
+    p.add_argument("--start-iter", type=positive_int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
+    p.add_argument("--refine", type=count, default=3, help="sizes added inside each bracketing step (3)")
+    p.add_argument("--max-interval", type=percentage, default=10.0,
                    help="mark a METG unreliable when its 95%% interval's half-width exceeds this percent of it (10)")
-    p.add_argument("--target-interval", type=float, default=5.0,
+    p.add_argument("--target-interval", type=percentage_or_zero, default=5.0,
                    help="add repetitions of the sizes around each crossing until the METG's 95%% interval is within "
                         "this percent of it (5; 0: add none)")
-    p.add_argument("--interval-budget", type=float, default=2.0,
+    p.add_argument("--interval-budget", type=non_negative, default=2.0,
                    help="the time those added repetitions may take, as a multiple of the sweep's own runs' (2)")
     p.add_argument("--metg-method", choices=METG_METHODS, default="fit",
                    help="fit: one monotone fit over every run, its interval by bootstrap over repetitions (default); "
@@ -70,18 +72,7 @@ def add_parser(subparsers, common):
     p.add_argument("--strict", action="store_true",
                    help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (its interval too wide, the runs it was "
                         "read from disturbed, or no METG while other processes disturbed the runs)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
-    p.add_argument("--ranks", "--workers", dest="ranks", type=int,
-                   help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
-                        "starts for the run (default: the cores)")
-    p.add_argument("--threads-per-rank", type=int)
-    p.add_argument("--launcher", choices=["mpirun", "srun"],
-                   help="start an MPI system\'s ranks with this (default: its registry entry\'s); srun inside "
-                        "a Slurm allocation also runs every other system across its nodes (docs/slurm.md)")
-    p.add_argument("--hosts", metavar="FILE",
-                   help="run across the hosts of this cluster description, or `slurm`: the allocation's "
-                        "nodes (docs/clusters.md; default: "
-                        "$TASKBENCH_HOSTS, else this machine alone); --width defaults to their cores")
+    add_launch_options(p, 120.0, "; --width defaults to their cores")
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")
@@ -91,30 +82,12 @@ def add_parser(subparsers, common):
     p.add_argument("--reference", choices=published.CHOICES,
                    help="also show the paper's published METG for this pattern, in a table of its own "
                         "(docs/reference.md)")
-    p.add_argument("--reference-nodes", type=int, action="append", metavar="N",
+    p.add_argument("--reference-nodes", type=positive_int, action="append", metavar="N",
                    help="the node counts of the published figures (repeatable; default 1)")
     p.add_argument("--external", action="append", metavar="NAME=CORES:COMMAND",
                    help="also sweep a command that takes the Task Bench flags and prints the original "
                         "summary lines, using CORES cores (repeatable; docs/harness.md)")
     return p
-
-
-def _validate(args) -> None:
-    if not 0 < args.threshold < 100:
-        raise UserError(f"--threshold {args.threshold:g}: must be a percentage between 0 and 100")
-    for name in ("steps", "reps", "tries", "width", "start_iter", "timeout", "ranks", "threads_per_rank"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
-    if args.refine < 0:
-        raise UserError(f"--refine {args.refine}: must be 0 or more")
-    if not 0 < args.max_interval < 100:
-        raise UserError(f"--max-interval {args.max_interval:g}: must be a percentage between 0 and 100")
-    if not 0 <= args.target_interval < 100:
-        raise UserError(f"--target-interval {args.target_interval:g}: must be a percentage from 0 to 100 (0: add no "
-                        "repetitions)")
-    if args.interval_budget < 0:
-        raise UserError(f"--interval-budget {args.interval_budget:g}: must be 0 or more")
 
 
 def _systems(args, ctx, externals: dict) -> list[str]:
@@ -163,7 +136,9 @@ def _params(args, ctx) -> SweepParams:
 
 
 def main(args, ctx) -> int:
-    _validate(args)
+    html = args.html or (DEFAULT_HTML if args.default else None)
+    if html:
+        report.check_html_path(html, ctx.console)
     name, params, complete = _open(args, ctx)
     if not complete:
         _warn_if_loaded(ctx)
@@ -176,9 +151,7 @@ def main(args, ctx) -> int:
         show_published(ctx, analysis.params, args.reference_nodes)
     _publish(ctx.store, name, analysis)
     _warn_about_results(ctx, analysis, stats)
-    html = args.html or (DEFAULT_HTML if args.default else None)
     if html:
-        from taskbench import report
         written = report.write_report(ctx.store, html, [name], ctx.console,
                                       reference_nodes=(args.reference_nodes or [1]) if args.reference else None)
         ctx.console.note(f"report: {written}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 
 from taskbench import provenance, units
+from taskbench.commands.options import positive_float, positive_int
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.hosts import cluster_from
@@ -35,7 +36,8 @@ GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "16,64", 20, 64
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("peak", parents=[common], help="measure and store the machine's peak for a kernel")
-    p.add_argument("--kernel", default="compute_bound", choices=list(KERNELS))
+    p.add_argument("--kernel", default="compute_bound", choices=list(KERNELS),
+                   help="the kernel whose peak is measured (compute_bound)")
     p.add_argument("--systems", help="comma-separated systems (default: the registry's one-core probe for 1 core, "
                    "an all-cores default system for more)")
     p.add_argument("--cores", help="comma-separated core counts to measure (default: 1 and every available core)")
@@ -43,11 +45,12 @@ def add_parser(subparsers, common):
                    help="the GPU's peak at each of --widths task slots (the registry's GPU probe; docs/gpu.md)")
     p.add_argument("--widths", help=f"with --gpu: comma-separated widths = task slots, e.g. the GPU campaigns' "
                    f"widths (default {GPU_WIDTHS})")
-    p.add_argument("--reps", type=int, default=5, help="runs per system; the best counts (5)")
-    p.add_argument("--iter", type=int, help=f"kernel iterations (default: {CPU_ITER_FACTOR}x the METG sweep's "
+    p.add_argument("--reps", type=positive_int, default=5, help="runs per system; the best counts (5)")
+    p.add_argument("--iter", type=positive_int, help=f"kernel iterations (default: {CPU_ITER_FACTOR}x the METG sweep's "
                    f"start; --gpu {GPU_ITER_FACTOR}x)")
-    p.add_argument("--steps", type=int, help=f"timesteps (default {CPU_STEPS}; --gpu {GPU_STEPS})")
-    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--steps", type=positive_int, help=f"timesteps (default {CPU_STEPS}; --gpu {GPU_STEPS})")
+    p.add_argument("--timeout", type=positive_float, default=300.0,
+                   help="seconds before one run is killed (300)")
     p.add_argument("--hosts", metavar="FILE", help="the peak of a cluster description's hosts, every core of "
                    "each busy at once (the registry's across-hosts probe, one rank per core; docs/clusters.md)")
     return p
@@ -193,9 +196,10 @@ def main(args, ctx) -> int:
             continue
         best = max(values)
         core_count = ok[0].get("cores") or 1
-        rows.append([system, core_count, units.rate(best, unit(args.kernel)),
-                     units.rate(best / core_count, unit(args.kernel)),
-                     units.rate(statistics.median(values), unit(args.kernel)),
+        figures = units.Figures(ctx.console.quiet)
+        rows.append([system, core_count, figures.rate(best, unit(args.kernel)),
+                     figures.rate(best / core_count, unit(args.kernel)),
+                     figures.rate(statistics.median(values), unit(args.kernel)),
                      f"{len(ok)}/{len(runs)} ok"])
     if cluster is not None:
         title, count, per = (f"peak {args.kernel} of the {len(cluster)} hosts of {cluster.path}, all busy "

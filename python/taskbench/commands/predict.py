@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from taskbench import provenance, units
 from taskbench.console import Fit
+from taskbench.commands.options import positive_float, positive_int
 from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError, did_you_mean
 from taskbench.measure.analysis import analyze
 from taskbench.measure.predict import Application, predict
@@ -31,13 +32,15 @@ def add_parser(subparsers, common):
     p.add_argument("--pattern", default="stencil_1d", help="with --reference-system: the pattern (stencil_1d)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="with --system: predict from a METG its campaign marked unreliable too")
-    p.add_argument("--work", type=float, required=True,
+    p.add_argument("--work", type=positive_float, required=True,
                    help="the application's total work in core-seconds (one-node time x cores per node)")
     tasks = p.add_mutually_exclusive_group(required=True)
-    tasks.add_argument("--tasks-per-core", type=float,
+    tasks.add_argument("--tasks-per-core", type=positive_float,
                        help="tasks each core runs (time steps of a graph one task per core wide)")
-    tasks.add_argument("--tasks", type=int, help="a fixed total number of tasks")
-    p.add_argument("--cores-per-node", type=int, help="cores per node (default: this machine's)")
+    tasks.add_argument("--tasks", type=positive_int, help="a fixed total number of tasks")
+    p.add_argument("--cores-per-node", type=positive_int,
+                   help="cores per node (default: with --reference-system the published machine's, else this "
+                        "machine's)")
     p.add_argument("--nodes", help=f"node counts to predict ({DEFAULT_NODES}); with NODES=SECONDS "
                                    "METGs, their node counts")
     return p
@@ -133,19 +136,18 @@ def _metg_by_nodes(args, ctx) -> dict[int, float]:
 
 
 def main(args, ctx) -> int:
-    work = _number(str(args.work), "--work")
-    cores = args.cores_per_node or provenance.available_cores()
-    if cores <= 0:
-        raise UserError(f"--cores-per-node {cores}: must be positive", EXIT_USAGE)
-    if args.tasks_per_core is not None:
-        _number(str(args.tasks_per_core), "--tasks-per-core")
-    if args.tasks is not None:
-        _number(str(args.tasks), "--tasks")
-    app = Application(work, cores, args.tasks_per_core, args.tasks)
-    result = predict(app, _metg_by_nodes(args, ctx))
-    rows = [[units.integer(r.nodes), units.integer(r.cores), units.integer(r.tasks), units.seconds(r.granularity),
-             units.seconds(r.metg),
-             f"{r.margin:.2f}", units.seconds(r.ideal_time), "yes" if r.efficient else "no"]
+    metg_by_nodes = _metg_by_nodes(args, ctx)
+    # The published METGs are Cori's per node: so are its nodes' cores, unless told otherwise.
+    machine_cores = sc20.CORI.processors if args.reference_system else provenance.available_cores()
+    cores = args.cores_per_node or machine_cores
+    if args.reference_system and not args.cores_per_node:
+        ctx.console.note(f"{cores} cores per node, as {sc20.CORI.name} (--cores-per-node for another)")
+    app = Application(args.work, cores, args.tasks_per_core, args.tasks)
+    result = predict(app, metg_by_nodes)
+    figures = units.Figures(ctx.console.quiet)
+    rows = [[figures.integer(r.nodes), figures.integer(r.cores), figures.integer(r.tasks),
+             figures.seconds(r.granularity), figures.seconds(r.metg), figures.ratio(r.margin),
+             figures.seconds(r.ideal_time), "yes" if r.efficient else "no"]
             for r in result.rows]
     ctx.console.table("predicted strong scaling: ideal time, efficient (>= 50%) while the task "
                       "granularity is at least METG (ratio granularity/METG >= 1)",
@@ -155,9 +157,8 @@ def main(args, ctx) -> int:
         print(f"limit: below METG already at {units.count(result.rows[0].nodes, 'node')}: "
               "the application's tasks are too small for this system")
     elif result.beyond_the_rows:
-        print(f"limit: none within the node counts given (still >= 50% efficient at "
-              f"{units.integer(result.limit.nodes)} nodes, time to solution {units.seconds(result.limit.ideal_time)}); "
-              "give larger --nodes to find it")
+        print(f"limit: none up to {units.integer(result.limit.nodes)} nodes (still >= 50% efficient, "
+              f"time {units.seconds(result.limit.ideal_time)}); larger --nodes finds it")
     else:
         print(f"limit: {units.integer(result.limit.nodes)} nodes, time to solution "
               f"{units.seconds(result.limit.ideal_time)}")

@@ -5,6 +5,7 @@ paper's definition of METG. Labelled as published, never as a measurement of thi
 from __future__ import annotations
 
 from taskbench import units
+from taskbench.commands.options import positive_int
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.reference import published, sc20
 
@@ -12,8 +13,9 @@ from taskbench.reference import published, sc20
 def add_parser(subparsers, common):
     p = subparsers.add_parser("reference", parents=[common],
                               help="the SC20 paper's published METG(50%%) per system and node count")
-    p.add_argument("--pattern", default="stencil_1d", help="dependence pattern (default stencil_1d)")
-    p.add_argument("--graphs", type=int, default=1, help="task graphs run at once (default 1)")
+    p.add_argument("--pattern", help="dependence pattern (default: the data set's figure's; stencil_1d for compute)")
+    p.add_argument("--graphs", type=positive_int,
+                   help="task graphs run at once (default: the data set's figure's; 1 for compute)")
     p.add_argument("--data", choices=list(sc20.DATA_SETS), default="compute",
                    help="the paper's data set: " + "; ".join(f"{name}: {d.what}" for name, d in sc20.DATA_SETS.items())
                    + " (default compute)")
@@ -24,21 +26,24 @@ def add_parser(subparsers, common):
 def main(args, ctx) -> int:
     rows = [r for r in sc20.shipped(args.data) if args.all or r["visible"] == "True"]
     patterns = sorted({r["pattern"] for r in rows})
+    data_set = sc20.DATA_SETS[args.data]  # the defaults follow it: its figure's graph
+    args.pattern = args.pattern or data_set.pattern
     if args.pattern not in patterns:
         raise UserError(f"--pattern {args.pattern}: the {args.data} data set has {', '.join(patterns)}", EXIT_USAGE)
+    graphs = sorted({r["ngraphs"] for r in rows if r["pattern"] == args.pattern})
+    args.graphs = args.graphs or data_set.graphs
     rows = [r for r in rows if r["pattern"] == args.pattern and r["ngraphs"] == args.graphs]
     if not rows:
-        graphs = sorted({r["ngraphs"] for r in sc20.shipped(args.data) if r["pattern"] == args.pattern})
         raise UserError(f"--graphs {args.graphs}: {args.pattern} was published with {', '.join(map(str, graphs))} "
                         "graph(s)", EXIT_USAGE)
-    swept = sc20.DATA_SETS[args.data].param  # radix: one column per radix at its node count
+    swept = data_set.param  # radix: one column per radix at its node count
     column_of = (lambda r: f"{swept} {r[swept]}") if swept else (lambda r: units.count(r["nodes"], "node"))
     order = sorted({(float(r[swept]) if swept else r["nodes"], column_of(r)) for r in rows})
     columns = [c for _, c in order]
     table: dict[str, dict[str, str]] = {}
     for r in rows:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
-        table.setdefault(label, {})[column_of(r)] = units.seconds(r["metg_seconds"]) if r["metg_seconds"] else "—"
+        table.setdefault(label, {})[column_of(r)] = units.Figures(ctx.console.quiet).seconds(r["metg_seconds"])
     ctx.console.table(f"{published.label(args.data)}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
                       ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]

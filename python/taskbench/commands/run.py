@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from taskbench import launch, units
+from taskbench.commands.options import add_launch_options
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.hosts import cluster_from
@@ -56,22 +57,12 @@ def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
 def add_parser(subparsers, common):
     p = subparsers.add_parser("run", parents=[common], help="one run of one system, stored",
                               usage="taskbench run [options] SYSTEM [task-bench flags ...]")
-    p.add_argument("system", nargs="?", help="a name from `taskbench systems` (or the NAME of --external)")
+    p.add_argument("system", nargs="?", metavar="SYSTEM",
+                   help="a name from `taskbench systems` (or the NAME of --external)")
     p.add_argument("--external", metavar="NAME=CORES:COMMAND",
                    help="run a command that takes the Task Bench flags and prints the original "
                         "summary lines, counted as CORES cores (docs/harness.md)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run is killed (600)")
-    p.add_argument("--ranks", "--workers", dest="ranks", type=int,
-                   help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
-                        "starts for the run (default: the cores)")
-    p.add_argument("--threads-per-rank", type=int, help="threads per process/rank")
-    p.add_argument("--launcher", choices=["mpirun", "srun"],
-                   help="start an MPI system\'s ranks with this (default: its registry entry\'s); srun inside "
-                        "a Slurm allocation also runs every other system across its nodes (docs/slurm.md)")
-    p.add_argument("--hosts", metavar="FILE",
-                   help="run across the hosts of this cluster description, or `slurm`: the allocation's "
-                        "nodes (docs/clusters.md; default: "
-                        "$TASKBENCH_HOSTS, else this machine alone)")
+    add_launch_options(p, 600.0)
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
     p.add_argument("--breakdown", action="store_true",
                    help="ask the system for its work/overhead/idle/discovery breakdown "
@@ -133,9 +124,8 @@ def system_help(system, args) -> int:
 def show(ctx, run: dict, name: str) -> None:
     """The run's table; under -q its figures are raw numbers (seconds, FLOP/s), as in the TSV of
     every other table (docs/harness.md)."""
-    raw = ctx.console.quiet
-    seconds = (lambda v: v) if raw else units.seconds
-    rate = (lambda v, _unit: v) if raw else units.rate
+    figures = units.Figures(ctx.console.quiet)
+    seconds, rate = figures.seconds, figures.rate
     rows = [["system", run["system"]], ["status", run["status"] + (f": {run['reason']}" if run["reason"] else "")]]
     if run["status"] == "ok":
         kernel = run.get("kernel")

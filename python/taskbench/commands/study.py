@@ -7,9 +7,10 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 
 from __future__ import annotations
 
-from taskbench import provenance, studies, units
+from taskbench import provenance, report, studies, units
 from taskbench.commands.metg import BUSY_BACKGROUND
 from taskbench.console import Fit
+from taskbench.commands.options import count, positive_float, positive_int
 from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch.hosts import cluster_from
 from taskbench.measure import campaign
@@ -24,14 +25,14 @@ def add_parser(subparsers, common):
     p.add_argument("name", nargs="?", help="the preset (see --list)")
     p.add_argument("--list", action="store_true", help="list the presets")
     p.add_argument("--systems", help="comma-separated systems instead of the preset's")
-    p.add_argument("--reps", type=int, help="repetitions of every run, the fastest counts "
+    p.add_argument("--reps", type=positive_int, help="repetitions of every run, the fastest counts "
                                             "(default: the preset's; 1 with --quick)")
     p.add_argument("--quick", action="store_true", help="the preset's small grid (tests, CI)")
-    p.add_argument("--retries", type=int,
+    p.add_argument("--retries", type=count,
                    help="rounds of one more try for points whose fastest run shared the machine "
                         "with other processes (default 2; 0 with --quick, whose runs are too short "
                         "to measure that)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds before one run is killed (120)")
+    p.add_argument("--timeout", type=positive_float, default=120.0, help="seconds before one run is killed (120)")
     p.add_argument("--campaign", help="name of a new campaign (default: study-NAME-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue a study campaign (default: the latest unfinished one of NAME)")
@@ -73,8 +74,6 @@ def _request(args, study, ctx) -> tuple[list[str], int, int]:
         raise UserError("--systems: name at least one system")
     reps = args.reps or (study.quick_reps if args.quick else study.reps)
     retries = args.retries if args.retries is not None else (0 if args.quick else DEFAULT_RETRIES)
-    if reps <= 0 or args.timeout <= 0 or retries < 0:
-        raise UserError("--reps and --timeout must be positive, --retries 0 or more")
     return list(dict.fromkeys(systems)), reps, retries
 
 
@@ -141,6 +140,8 @@ def main(args, ctx) -> int:
     if not args.name:
         raise UserError("name a study (`taskbench study --list` shows them)")
     study = studies.get(args.name)
+    if args.html:
+        report.check_html_path(args.html, ctx.console)
     name = _campaign(args, ctx, study)
     try:
         if study.kind == "metg":
@@ -168,7 +169,6 @@ def main(args, ctx) -> int:
         ctx.console.warn(f"other processes used {background:.2f} cores on average while this study ran: "
                          "its figures are noisy")
     if args.html:
-        from taskbench import report
         # A METG study's sweeps are campaigns of their own: the report shows their curves (Fig. 7).
         names = [name] + metg_results.child_campaigns(result.campaign)
         ctx.console.note(f"report: {report.write_report(ctx.store, args.html, names, ctx.console)}")

@@ -1,12 +1,14 @@
 """Launching and running: how a system's run is started, and the runner that executes it.
 
-launchers.py holds the launcher table (LAUNCHERS, one module each: local, mpirun, srun, dask,
-loopback, spark, external), which the registry entry's `launcher` key picks from; plan.py what
-every launcher shares, cluster_launcher.py what the cluster launchers share. The rest runs a
-plan: runner.py (one run, with a timeout, into a RunOutcome), the process ties and guard that
-leave nothing behind (tied.py, guard.py, leftovers.py), the MPI rank watch (rank_watch.py,
-diagnosis.py), and the local Dask and Spark clusters the cluster launchers start
-(local_cluster.py, *_cluster*.py).
+launchers.py holds the launcher table (LAUNCHERS, one module each: local, mpirun, srun, loopback,
+external, charmrun, and the cluster launchers dask_cluster, spark_cluster, ray_cluster,
+parsl_pools), which the registry entry's `launcher` key picks from; plan.py what every launcher
+shares, cluster_launcher.py what the cluster launchers are built on (their starter, the
+cluster's processes, the run attached to it; starter.py runs a starter). The hosts a run spans:
+hosts.py (the choice), hosts_file.py (the cluster description), slurm_hosts.py (an allocation's).
+The rest runs a plan: runner.py (one run, with a timeout, into a RunOutcome), the process ties
+and guard that leave nothing behind (tied.py, guard.py, leftovers.py), and the MPI rank watch
+(rank_watch.py, diagnosis.py).
 
 Systems are passed in as they are (any object with the registry entry's fields): nothing here
 imports the registry.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
-from taskbench.launch.hosts import HOSTS_VARIABLE
+from taskbench.launch.hosts_file import HOSTS_VARIABLE
 from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, program
 
 ACROSS_HOSTS = True

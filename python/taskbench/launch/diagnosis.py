@@ -82,7 +82,7 @@ def lost_host(text: str, cluster=None) -> str | None:
     there (host_agent.py: its start command was killed, or ssh lost the host), and Open MPI 4.1's
     report once its daemons were up ("ORTE has lost communication with a remote daemon. ...
     Remote daemon: [[11707,0],2] on node 198.18.0.3"), which names the host as the launcher knows
-    it: `cluster` (hosts.py) gives its name."""
+    it: `cluster` (hosts_file.py) gives its name."""
     agent = _AGENT_LOST.search(text)
     if agent:
         return agent[1]

@@ -3,13 +3,15 @@ cluster description: `python -m taskbench.launch.host_agent HOST WORDS...` runs 
 into one shell line, as ssh does) on HOST through the start method the description gives it.
 The description is the one in TASKBENCH_HOSTS, which the launcher sets. HOST is a name or an
 address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`;
-Hydra (MPICH): `-launcher ssh -launcher-exec` a script that runs this module;
+Hydra (MPICH): `-launcher ssh -launcher-exec` build/libexec/taskbench/host_agent, which runs it;
 charmrun: `++remote-shell` (it passes ssh's options first, which the host's start method replaces).
 
 It stays beside the launcher, as an ssh client does, while the command runs there: when the
 host dies (its processes killed, its ssh connection dropped) it says so in one line, naming the
 host, which the launcher's own report does not (Open MPI: "ORTE was unable to reliably start
-one or more daemons"). Signals it gets go on to the command."""
+one or more daemons"). Signals it gets go on to the command. A call it cannot read (a flag it
+does not take, no command) is one usage line and status 2; a host it cannot reach, status 255,
+ssh's."""
 
 from __future__ import annotations
 
@@ -19,10 +21,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from taskbench.launch.hosts import HOSTS_VARIABLE, read_cluster
+from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.launch.hosts_file import HOSTS_VARIABLE, read_cluster
 
 LOST_PREFIX = "host_agent: "  # the runner reads the line after it as the run's reason
 SSH_FAILED = 255  # ssh's status when the connection fails
+USAGE = "host_agent: usage: host_agent [-x] HOST COMMAND... (HOST: a name or address in $TASKBENCH_HOSTS)"
 # MPICH's Hydra calls its launcher as ssh: `-x HOST COMMAND` (no X11 forwarding).
 SSH_FLAGS_BEFORE_HOST = ("-x",)
 # charmrun calls its remote shell as ssh: `HOST -l USER -o OPTION... COMMAND`.
@@ -39,14 +43,18 @@ def command_words(words: list[str]) -> list[str]:
 def main(argv: list[str]) -> int:
     while argv and argv[0] in SSH_FLAGS_BEFORE_HOST:
         argv = argv[1:]
-    if len(argv) < 2:
-        print("host_agent: usage: host_agent HOST COMMAND...", file=sys.stderr)
-        return SSH_FAILED
+    if len(argv) < 2 or argv[0].startswith("-"):  # no host name starts with '-': a flag it does not take
+        print(USAGE, file=sys.stderr)
+        return EXIT_USAGE
     description = os.environ.get(HOSTS_VARIABLE)
     if not description:
         print(f"host_agent: {HOSTS_VARIABLE} names no cluster description", file=sys.stderr)
         return SSH_FAILED
-    cluster = read_cluster(Path(description))
+    try:
+        cluster = read_cluster(Path(description))
+    except UserError as exc:
+        print(f"host_agent: {exc}", file=sys.stderr)
+        return SSH_FAILED
     host = cluster.find(argv[0])
     if host is None:
         print(f"host_agent: no host '{argv[0]}' in {cluster.path}", file=sys.stderr)

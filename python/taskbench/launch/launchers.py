@@ -1,5 +1,6 @@
-"""The launcher table: the registry entry's `launcher` key names a module of this package, which
-has `command(system, flags, options)` (the LaunchPlan: command line and environment) and
+"""The launcher table: the registry entry's `launcher` key names a launcher, a module of this
+package (a cluster launcher's named for its starter: `dask` is dask_cluster.py), which has
+`command(system, flags, options)` (the LaunchPlan: command line and environment) and
 `why_not_here(system)` (why it cannot start that system on this machine, "" when it can), and
 ACROSS_HOSTS = True where it can spread a run over a cluster description's hosts (--hosts).
 Adding a launcher is its module and its place in LAUNCHERS."""
@@ -7,12 +8,15 @@ Adding a launcher is its module and its place in LAUNCHERS."""
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import charmrun, dask, external, local, loopback, mpirun, parsl_pools, ray, spark, srun
+from taskbench.launch import (charmrun, dask_cluster, external, local, loopback, mpirun, parsl_pools, ray_cluster,
+                              spark_cluster, srun)
 from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
-# A launcher's name is its module's: the name system.toml gives it is where its code is.
-LAUNCHERS = {module.__name__.rpartition(".")[2]: module
-             for module in (local, mpirun, srun, dask, loopback, spark, external, parsl_pools, charmrun, ray)}
+# A launcher's name is its module's, where its code is; a cluster launcher's module is named for
+# its starter program, the name less `_cluster` (dask_cluster.py: the `dask` launcher).
+LAUNCHERS = {module.__name__.rpartition(".")[2].removesuffix("_cluster"): module
+             for module in (local, mpirun, srun, dask_cluster, loopback, spark_cluster, external, parsl_pools,
+                            charmrun, ray_cluster)}
 MPI_LAUNCHERS = ("mpirun", "srun")
 # The launchers that can spread a run over a cluster description's hosts (--hosts).
 ACROSS_HOSTS = tuple(name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False))

@@ -11,14 +11,15 @@ Hydra (its control port) and ranks (UCX) listen beyond loopback whatever they ar
 still meet through shared memory, and reach the harness's Unix socket (rank_watch.py) by its
 file, which no network namespace hides. An entry whose `mpirun_args` name hosts runs outside.
 
-With a cluster description (--hosts, hosts.py), Open MPI's mpirun places the ranks on its hosts
+With a cluster description (--hosts, hosts_file.py), Open MPI's mpirun places the ranks on its hosts
 (one per core of each, a hybrid system's one per host), a host after another, starts its
 daemons there through the hosts' own start method (host_agent.py as its remote-shell agent);
 its daemons and ranks talk over the hosts' addresses only, and the core is told the number of
 hosts (-nodes). MPICH's Hydra does the same with its hosts list (`-hosts ADDRESS:CORES,...`:
-ranks fill a host, then the next) and build/bin/host_agent as its ssh (-launcher-exec takes one
-executable); its proxies connect back to the launching host, named by its address where the
-harness runs on one of the hosts (-localhost: the test hosts' names resolve nowhere).
+ranks fill a host, then the next) and build/libexec/taskbench/host_agent as its ssh
+(-launcher-exec takes one executable); its proxies connect back to the launching host, named by
+its address where the harness runs on one of the hosts (-localhost: the test hosts' names
+resolve nowhere).
 """
 
 from __future__ import annotations
@@ -29,14 +30,14 @@ import sys
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch import loopback, slurm_hosts
-from taskbench.launch.hosts import HOSTS_VARIABLE, Cluster
+from taskbench.launch.hosts_file import HOSTS_VARIABLE, Cluster
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, cluster_layout, find_launcher,
                                          flavour, rank_layout, running_as_root)
-from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
-                                   threads_flags)
+from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, helper_path, merged_env,
+                                   program, threads_flags)
 
 ACROSS_HOSTS = True  # --hosts: see above
-HYDRA_AGENT = "host_agent"  # in the build's bin folder
+HYDRA_AGENT = "host_agent"  # among the build's helpers (plan.helper_path)
 
 # Open MPI's and Hydra's options that place ranks on other hosts.
 HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
@@ -92,7 +93,7 @@ def across_hosts(cluster: Cluster, threads: int) -> list[str]:
 def hydra_across_hosts(system, cluster: Cluster) -> list[str]:
     """MPICH's Hydra options that place the ranks on the cluster's hosts and start its proxies
     there through the description's agent."""
-    agent = system.binary_path.parent / HYDRA_AGENT
+    agent = helper_path(system, HYDRA_AGENT)
     if not agent.is_file():
         raise UserError(f"--hosts: {agent} missing (the build writes it with the Python systems): MPICH's "
                         "Hydra starts its proxies on the hosts through it", EXIT_ENVIRONMENT)

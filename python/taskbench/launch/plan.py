@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from taskbench.launch.hosts import Cluster
+from taskbench.launch.hosts_file import Cluster
+
+# The build's helper programs (cluster starters, the hosts' remote-shell agent): not systems, so
+# not in bin/ but beside it, in the build and when installed (cmake/TaskbenchPython.cmake).
+HELPER_DIR = Path("libexec", "taskbench")
 
 
 @dataclass
@@ -40,6 +45,11 @@ def base_environment(system, options: LaunchOptions) -> dict[str, str]:
 def program(system) -> list[str]:
     """The binary and the registry entry's own flags, which come before the run's."""
     return [str(system.binary_path), *system.args]
+
+
+def helper_path(system, name: str) -> Path:
+    """The helper program `name` of the build the system's executable is from (bin/../libexec/taskbench)."""
+    return system.binary_path.parent.parent / HELPER_DIR / name
 
 
 def threads_flags(system, options: LaunchOptions) -> list[str]:

@@ -24,7 +24,7 @@ from taskbench.launch import (MPI_LAUNCHERS, LaunchOptions, failed_rank_watch, g
                               slurm_hosts, tied)
 from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
 from taskbench.launch.external import missing_summary
-from taskbench.launch.hosts import Cluster
+from taskbench.launch.hosts_file import Cluster
 from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
 
 # Exit codes of the systems (docs/spec.md §4, §3).

@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Callable
 
 from taskbench import provenance, units
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions, host_facts
-from taskbench.launch.hosts import Cluster, read_cluster
+from taskbench.launch.hosts_file import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
 from taskbench.measure import placement
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
-from taskbench.measure.sweep import Planner, SweepParams, run_key
+from taskbench.measure.sweep import SweepParams, run_key
+from taskbench.measure.sweep_plan import Planner
 from taskbench.store.records import make_record
 
 
@@ -73,6 +74,10 @@ def rejected_flags(system_name: str, reason: str, whose: str = "its flags") -> U
     double = re.match(r"unknown flag '--([a-z][a-z0-9_-]*)'", message)
     if double:  # the harness's spelling of a Task Bench flag
         message += f"; Task Bench's flags take one dash: -{double.group(1)}"
+    choice = re.search(r"invalid value '([^']*)'; expected one of ([a-z0-9_, ]+)$", message)
+    close = choice and did_you_mean(choice.group(1), choice.group(2).split(", "))
+    if close:  # a mistyped pattern or kernel: matched against the core's own list of names
+        message = f"{message[:choice.start()]}invalid value '{choice.group(1)}'{close} (one of {choice.group(2)})"
     return UserError(f"{system_name} rejects {whose}: {message}", EXIT_USAGE)
 
 
@@ -281,7 +286,9 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
                     planner.add_try(unit, run)
                     bar.advance(f"{system_name} -iter {iterations}")
             planner.finish(batch)
-    if not probes.why_not and probes.taken:
+    # A resumed campaign's probes are its start's and its own: the floor and the placements are
+    # read from all of them, so an interrupted sweep ends as an uninterrupted one would.
+    if not probes.why_not and probes.stored:
         probes.take()
     if probes.taken:
         console.note(placement.describe(probes.stored, probes.seconds, time.perf_counter() - sweep_start))

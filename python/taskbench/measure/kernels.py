@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ def kernel_info(kernel: str) -> KernelInfo:
     if kernel in UNCOUNTED:
         raise UserError(f"kernel '{kernel}' does no counted work, so it has no efficiency: METG "
                         f"needs one of {', '.join(KERNELS)}", EXIT_USAGE)
-    raise UserError(f"unknown kernel '{kernel}' (allowed: {', '.join([*KERNELS, *UNCOUNTED])})",
-                    EXIT_USAGE)
+    raise UserError(f"unknown kernel '{kernel}'{did_you_mean(kernel, [*KERNELS, *UNCOUNTED])} "
+                    f"(allowed: {', '.join([*KERNELS, *UNCOUNTED])})", EXIT_USAGE)
 
 
 def peak_kernel(kernel: str) -> str:

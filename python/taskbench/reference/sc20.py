@@ -44,6 +44,8 @@ class DataSet:
     what: str  # the paper's figures it holds
     machine: object = None  # system -> Machine; None: Cori
     site: str = "Cori"  # the machine the paper ran it on, in every label of its figures
+    pattern: str = "stencil_1d"  # the graph of its figures (`taskbench reference`'s defaults)
+    graphs: int = 1
 
     def machine_of(self, system: str) -> Machine:
         return self.machine(system) if self.machine else CORI
@@ -56,9 +58,9 @@ def _daint(system: str) -> Machine:
 # folder of logs -> what it holds
 DATA_SETS = {
     "compute": DataSet(None, "Figs. 7-9 (compute_bound, 1-256 nodes)"),
-    "radix": DataSet("radix", "Fig. 10 (dependencies per task)"),
-    "communication": DataSet("comm", "Fig. 11 (output bytes per task, spread, 4 graphs)"),
-    "imbalance": DataSet("imbalance", "Fig. 12 (load imbalance, nearest, 4 graphs)"),
+    "radix": DataSet("radix", "Fig. 10 (dependencies per task)", pattern="nearest"),
+    "communication": DataSet("comm", "Fig. 11 (output bytes per task, spread, 4 graphs)", pattern="spread", graphs=4),
+    "imbalance": DataSet("imbalance", "Fig. 12 (load imbalance, nearest, 4 graphs)", pattern="nearest", graphs=4),
     "cuda_compute": DataSet(None, "Fig. 13 (MPI and MPI+CUDA on Piz Daint)", _daint, "Piz Daint"),
 }
 # The GPU data set's systems have no row in legend.csv: labels after the paper's text (w1: 1 rank

@@ -7,6 +7,6 @@ writer.py writes the page, top down: the METG campaigns (metg_sections.py), the 
 too, trace_sections.py the traces at METG, css.py its style.
 """
 
-from taskbench.report.writer import write_report
+from taskbench.report.writer import check_html_path, write_report
 
-__all__ = ["write_report"]
+__all__ = ["check_html_path", "write_report"]

@@ -21,8 +21,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     """
     p = analysis.params
     label = metg_label(p.threshold)
-    columns = (["system", "cores", label, "interval low", "interval high", "±", "reps", "best efficiency", "peak",
-                "failed runs", NOTES] if numeric else
+    columns = (["system", "cores", label, "interval low", "interval high", "±", "reps", "added reps",
+                "best efficiency", "peak", "failed runs", NOTES] if numeric else
                ["system", "cores", f"{label} (95% interval)", "±", "reps", "best efficiency", "peak", "failed runs",
                 NOTES])
     rows = []
@@ -33,8 +33,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
         reps = f"{len(s.values)} + {len(curve.reps) - len(s.values)}" if len(curve.reps) > len(s.values) \
             else str(len(s.values))
         if numeric:
-            rows.append([name, curve.cores, s.seconds, s.low, s.high, s.half_width, reps, best, curve.peak,
-                         len(curve.failures), " | ".join(notes)])
+            rows.append([name, curve.cores, s.seconds, s.low, s.high, s.half_width, len(s.values),
+                         len(curve.reps) - len(s.values), best, curve.peak, len(curve.failures), " | ".join(notes)])
         else:
             rows.append([name, curve.cores_text, s.text + s.mark, _half_width(s), reps, units.percent(best),
                          units.rate(curve.peak, unit(p.kernel)), len(curve.failures), "; ".join(notes)])

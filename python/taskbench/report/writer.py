@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 from taskbench import units
+from taskbench.errors import UserError
 from taskbench.measure.analysis import analyze
-from taskbench.paths import make_parents
+from taskbench.paths import check_writable, make_parents
 from taskbench.report.css import CSS
 from taskbench.report.machine_sections import peaks_section, provenance_section
 from taskbench.report.metg_sections import campaign_group, metg_campaign, metg_summary
@@ -58,6 +59,21 @@ def _once(parts: list[str], texts: set[str]) -> list[str]:
     return kept
 
 
+def figures_folder(html_path: Path) -> Path:
+    return html_path.with_name(html_path.stem + "_figures")
+
+
+def check_html_path(html_path: str | Path, console) -> None:
+    """The page and its figures' folder beside it, checked before anything is read or run: a
+    sweep is never lost to a report it cannot write."""
+    check_writable(html_path, "--html", console)
+    folder = figures_folder(Path(html_path))
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--html {html_path}: its figures go to {folder}, which is a file")
+    if folder.is_dir():
+        check_writable(folder / "figure.png", f"--html {html_path}: its figures' folder", console)
+
+
 def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console,
                  reference_nodes: list[int] | None = None) -> Path:
     """reference_nodes: the paper's published METG at these node counts beside each METG
@@ -85,7 +101,7 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
     except ImportError:
         plots = plots_trace = None
         console.warn("matplotlib is not installed: the report has tables but no figures")
-    figures = Figures(html_path.with_name(html_path.stem + "_figures")) if plots else None
+    figures = Figures(figures_folder(html_path)) if plots else None
 
     body: list[str] = []
     contents: list[tuple[str, str]] = []

@@ -119,6 +119,23 @@ def close(db: sqlite3.Connection, path: Path, read_only: bool) -> None:
         _tidy_journal(path)
 
 
+def remove_if_empty(db: sqlite3.Connection, path: Path) -> bool:
+    """Removes the store's files, and closes it, when it holds no campaign; the check and the
+    removal under SQLite's write lock, so a campaign another process is adding is never lost."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        empty = db.execute("SELECT NOT EXISTS (SELECT 1 FROM campaigns)").fetchone()[0]
+        if empty:
+            for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                file.unlink(missing_ok=True)
+        db.execute("ROLLBACK")
+    except sqlite3.Error:
+        return False  # busy: another process uses it, so it stays
+    if empty:
+        db.close()
+    return bool(empty)
+
+
 def _journal_left_behind(path: Path) -> bool:
     """A read-only connection to a WAL store makes its -wal and -shm files and leaves them,
     empty, when it closes: only a connection that may write removes them."""

@@ -28,11 +28,16 @@ class Store:
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
         self.read_only = read_only
+        self.created = not read_only and not self.path.exists()
         self.db = connection.connect(self.path, read_only)
         self._claims = Claims(self.path)
 
     def close(self) -> None:
+        """A store this command created and left without a campaign (a rejected flag, a run
+        interrupted before it ended) is removed: a mistake leaves no file behind."""
         self._claims.release_all()
+        if self.created and connection.remove_if_empty(self.db, self.path):
+            return
         connection.close(self.db, self.path, self.read_only)
 
     def claim(self, name: str) -> None:

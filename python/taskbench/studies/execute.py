@@ -21,7 +21,7 @@ import zlib
 from taskbench import provenance
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.hosts import Cluster, first_hosts
+from taskbench.launch.hosts_file import Cluster, first_hosts
 from taskbench.launch.launchers import ACROSS_HOSTS
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign

@@ -1,0 +1,59 @@
+"""What several commands' options share: the kinds of number they take, as argparse types (a
+count or a time of zero or less, `--timeout -1`, is refused while parsing, in the command's one
+usage line, before anything is opened or run), and the options that say how a run is launched."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _number(kind, least: float, strict: bool, says: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text}: not {'a whole number' if kind is int else 'a number'}")
+        if value < least or (strict and value == least):
+            raise argparse.ArgumentTypeError(f"{text}: must be {says}")
+        return value
+
+    parse.__name__ = says  # argparse names the type in some of its messages
+    return parse
+
+
+positive_int = _number(int, 0, True, "positive")
+positive_float = _number(float, 0.0, True, "positive")
+count = _number(int, 0, False, "0 or more")
+non_negative = _number(float, 0.0, False, "0 or more")
+
+
+def _percentage(zero_allowed: bool):
+    least = non_negative if zero_allowed else positive_float
+
+    def parse(text: str) -> float:
+        value = least(text)
+        if value >= 100:
+            raise argparse.ArgumentTypeError(f"{text}: must be a percentage below 100")
+        return value
+
+    return parse
+
+
+percentage = _percentage(zero_allowed=False)  # a threshold, an interval's half-width
+percentage_or_zero = _percentage(zero_allowed=True)  # 0 turns the feature off
+
+
+def add_launch_options(p, timeout: float, hosts_default: str = "") -> None:
+    """--timeout, --ranks, --threads-per-rank, --launcher and --hosts of `run` and `metg`."""
+    p.add_argument("--timeout", type=positive_float, default=timeout,
+                   help=f"seconds before a run is killed ({timeout:g})")
+    p.add_argument("--ranks", "--workers", dest="ranks", type=positive_int,
+                   help="MPI ranks (MPI systems), or the workers of the Dask or Spark cluster the harness "
+                        "starts for the run (default: the cores)")
+    p.add_argument("--threads-per-rank", type=positive_int, help="threads per process/rank")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="start an MPI system's ranks with this (default: its registry entry's); srun inside "
+                        "a Slurm allocation also runs every other system across its nodes (docs/slurm.md)")
+    p.add_argument("--hosts", metavar="FILE",
+                   help="run across the hosts of this cluster description, or `slurm`: the allocation's nodes "
+                        f"(docs/clusters.md; default: $TASKBENCH_HOSTS, else this machine alone){hosts_default}")
