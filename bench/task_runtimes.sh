@@ -21,6 +21,6 @@ taskbench metg "${systems[@]}" --pattern stencil_1d --width 2 "${common[@]}" --c
 taskbench metg "${systems[@]}" --pattern nearest --radix 5 --width 5 "${common[@]}" --campaign task-runtimes-nearest-$stamp
 .venv/bin/python bench/system_overhead.py --rounds 5 --systems "$(IFS=,; echo "${systems[*]}")"
 # openmp's waiting threads would spin through valgrind's turns: passive, as for the others' sleep.
-.venv/bin/python bench/task_cost_callgrind.py --workers 1 --top 12 openmp_for:OMP_WAIT_POLICY=passive \
+.venv/bin/python bench/task_cost_callgrind.py --portable --workers 1 --top 12 openmp_for:OMP_WAIT_POLICY=passive \
   openmp_task:OMP_WAIT_POLICY=passive native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon \
   rust_rayon_dataflow starpu starpu_eager

@@ -15,6 +15,7 @@ APT_PACKAGES=(
   iproute2 util-linux                               # the test cluster (scripts/test-cluster.sh: ip, nsenter)
   slurm-wlm munge                                   # its Slurm (test-cluster.sh up N --slurm; tests/slurm)
   chromium                                          # the report test renders the HTML page headless
+  valgrind                                          # instructions per task (tests/e2e/test_native_instruction_count.py)
   python3 python3-pip python3-venv
 )
 
