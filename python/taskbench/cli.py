@@ -14,7 +14,7 @@ from taskbench import __version__
 from taskbench.commands import (campaigns, check, compare, export, hosts, metg, peak, predict, reference, report,
                                 run, study, systems)
 from taskbench.context import make_context
-from taskbench.errors import EXIT_INTERRUPTED, EXIT_USAGE, UserError, did_you_mean
+from taskbench.errors import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UserError, did_you_mean
 
 COMMANDS = {m.__name__.rsplit(".", 1)[1]: m for m in (systems, run, peak, metg, predict, study, report,
                                                       compare, check, export, campaigns, hosts, reference)}
@@ -137,9 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except sqlite3.OperationalError as exc:
         print(f"taskbench: database error: {exc}", file=sys.stderr)
-        return 4
+        return EXIT_ENVIRONMENT
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

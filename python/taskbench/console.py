@@ -218,7 +218,7 @@ def note_lines(notes: list[tuple[str, str]], out) -> list[str]:
     indent = max((cell_len(key) for key, _ in notes), default=0) + 1
     lines = []
     for key, text in notes:
-        if max((cell_len(w) for w in text.split()), default=0) <= out.width - indent:
+        if _longest_word(text) <= out.width - indent:
             wrapped = Text(text).wrap(out, out.width - indent)
             lines += [(key if n == 0 else "").ljust(indent) + str(line).rstrip() for n, line in enumerate(wrapped)]
         else:

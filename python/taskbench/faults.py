@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 from taskbench.launch import leftovers
+from taskbench.registry import gpu, resolve
 
 # A 4-wide tree of 4 rows. On the MPI systems' 2 ranks, rank 0 owns columns 0-1 and rank 1
 # columns 2-3: the output of (1, 1) is consumed only by (2, 2) and (2, 3) on rank 1, so its
 # corruption is seen after it crossed the wire; (2, 3) runs on rank 1, after row 1's messages.
-GRAPH_FLAGS = ["-type", "tree", "-steps", "4", "-width", "4"]
+GRAPH_FLAGS = ("-type", "tree", "-steps", "4", "-width", "4")
 CORRUPTED_TASK = (1, 1)
 FAILING_TASK = (2, 3)
 FAILING_RANK = 1  # the rank owning column 3 of 4 on 2 ranks
@@ -33,8 +34,8 @@ MPI_RANKS = 2  # whatever the machine's default (one rank per core)
 # The cases of an output that no task reads, caught by the end-of-run check of every last row
 # (docs/spec.md §3): a stencil graph and a trivial one side by side, 4 rows each. On the MPI
 # systems' 2 ranks, point 1 is rank 0's and point 2 rank 1's.
-LAST_ROW_FLAGS = ["-type", "stencil_1d", "-steps", "4", "-width", "4", "-and", "-type", "trivial", "-steps", "4",
-                  "-width", "4"]
+LAST_ROW_FLAGS = ("-type", "stencil_1d", "-steps", "4", "-width", "4", "-and", "-type", "trivial", "-steps", "4",
+                  "-width", "4")
 
 # The variable that marks every process of a matrix run (the harness passes its environment
 # on), so that leftovers are found in /proc whichever parent they ended up with.
@@ -59,21 +60,27 @@ class Fault:
     what: str  # what the fault does, for the docs
     expected: str  # what the harness must store, for the docs
     judge: Callable[[object, dict], list[str]]  # (system, stored run) -> problems; [] = caught
-    graph_flags: tuple[str, ...] = tuple(GRAPH_FLAGS)  # the run's graphs
+    graph_flags: tuple[str, ...] = GRAPH_FLAGS  # the run's graphs
 
 
 def _task_of_graph_0(t: int, i: int) -> str:
     return f"0,{t},{i}"
 
 
-def _judge_corrupt(system, run: dict) -> list[str]:
+def _validation_failed(run: dict) -> list[str]:
+    """What a run stored for a corrupt output must say, whoever detected it."""
     problems = []
-    t, i = CORRUPTED_TASK
-    prefix = f"taskbench: validation failed: graph 0, task (t={t + 1}, i="
     if run["status"] != "validation":
         problems.append(f"status {run['status']!r}, expected 'validation'")
     if run["exit_code"] != 3:
         problems.append(f"exit code {run['exit_code']}, expected 3")
+    return problems
+
+
+def _judge_corrupt(system, run: dict) -> list[str]:
+    problems = _validation_failed(run)
+    t, i = CORRUPTED_TASK
+    prefix = f"taskbench: validation failed: graph 0, task (t={t + 1}, i="
     reason = run["reason"] or ""
     if not reason.startswith(prefix) or f"expected the output of (t={t}, i={i})" not in reason:
         problems.append(f"reason {reason!r} is not the validation message naming the consumer "
@@ -84,11 +91,7 @@ def _judge_corrupt(system, run: dict) -> list[str]:
 def _judge_unread(graph: int, t: int, i: int):
     """The verdict of a corrupt output that no task reads: the end-of-run check's line."""
     def judge(system, run: dict) -> list[str]:
-        problems = []
-        if run["status"] != "validation":
-            problems.append(f"status {run['status']!r}, expected 'validation'")
-        if run["exit_code"] != 3:
-            problems.append(f"exit code {run['exit_code']}, expected 3")
+        problems = _validation_failed(run)
         want = f"taskbench: validation failed: graph {graph}, task (t={t}, i={i}): its output, which no task reads"
         if not (run["reason"] or "").startswith(want):
             problems.append(f"reason {run['reason']!r} is not the end-of-run check of ({t}, {i})")
@@ -124,9 +127,8 @@ def _judge_kill(system, run: dict) -> list[str]:
         want = f"rank {FAILING_RANK} killed by SIGKILL"
         if not reason.startswith(want):
             problems.append(f"reason {reason!r} does not start with {want!r}")
-    elif reaped:
-        pass
-    elif reason != "killed by SIGKILL" and not reason.startswith("killed by SIGKILL: taskbench: worker process"):
+    elif not reaped and reason != "killed by SIGKILL" and \
+            not reason.startswith("killed by SIGKILL: taskbench: worker process"):
         # A driver whose worker process was killed dies of the same signal, naming the worker.
         problems.append(f"reason {reason!r}, expected 'killed by SIGKILL'")
     if (run["wall_seconds"] or 0) >= FAIL_TIMEOUT:
@@ -148,11 +150,11 @@ FAULTS = [
     Fault("corrupt_last", "corrupt:0,3,1", FAIL_TIMEOUT,
           "task (3, 1) of a stencil graph writes a corrupt output in its last row, which no task reads",
           "`validation`, exit 3, the end-of-run check's message naming (3, 1)", _judge_unread(0, 3, 1),
-          tuple(LAST_ROW_FLAGS)),
+          LAST_ROW_FLAGS),
     Fault("corrupt_trivial", "corrupt:1,3,2", FAIL_TIMEOUT,
           "task (3, 2) of a trivial graph (graph 1: no task reads any output) writes a corrupt output",
           "`validation`, exit 3, the end-of-run check's message naming graph 1's (3, 2)",
-          _judge_unread(1, 3, 2), tuple(LAST_ROW_FLAGS)),
+          _judge_unread(1, 3, 2), LAST_ROW_FLAGS),
 ]
 FAULTS_BY_NAME = {f.name: f for f in FAULTS}
 
@@ -195,7 +197,6 @@ def on_the_standin(systems: list, layout) -> list:
     """The systems, each GPU entry that has no device here resolved again on the CUDA stand-in's
     builds (build/tests/gpu-standin, registry/gpu.py) where the build made them: what the
     harness does with a GPU system's failures is then tested on machines without a GPU too."""
-    from taskbench.registry import gpu, resolve
     folder = layout.build_dir / "tests" / "gpu-standin" if layout.build_dir else None
     if folder is None or not folder.is_dir() or not gpu.cuda_device_problem():
         return systems
@@ -222,7 +223,6 @@ def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verd
         argv += ["--ranks", str(MPI_RANKS)]  # the layout the tasks above are chosen for, on any machine
     switches = {"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}
     if getattr(system, "standin", False):
-        from taskbench.registry import gpu
         switches[gpu.STANDIN_VARIABLE] = str(system.binary_path.parent)
     with _environment(switches):
         with contextlib.redirect_stdout(io.StringIO()):

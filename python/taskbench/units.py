@@ -82,5 +82,9 @@ class Figures:
     def integer(self, value: float):
         return round(value) if self.raw else integer(value)
 
-    def ratio(self, value: float):
-        return value if self.raw else f"{value:.2f}"
+    def number(self, value: float, spec: str, suffix: str = ""):
+        """A ratio or a size: format(value, spec) + suffix for a reader ("1.05x")."""
+        return value if self.raw else format(value, spec) + suffix
+
+
+READABLE = Figures(raw=False)

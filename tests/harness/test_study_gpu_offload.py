@@ -184,11 +184,12 @@ def test_quick_study_runs_here_and_keeps_every_system(cli, bin_dir):
         if reasons[system]:
             assert found == [[system, "", "", f"not available: {reasons[system]}", "", ""]]
             continue
-        assert [(r[1], r[2]) for r in found] == [("16", "0.000244"), ("256", "0.00391"), ("4096", "0.0625"),
-                                                 ("65536", "1")]
-        assert all(r[3].endswith("FLOP/s") and r[4].endswith("%") and r[5].endswith("x") for r in found), found
-        assert "100%" in [r[4] for r in found]
-    assert [r[5] for r in by_system["mpi_p2p"]] == ["1.00x"] * 4
+        # -q: the figures as numbers (sizes, FLOP/s, fractions)
+        assert [(int(r[1]), float(r[2])) for r in found] == [(16, 16 / 65536), (256, 256 / 65536),
+                                                             (4096, 4096 / 65536), (65536, 1.0)]
+        assert all(float(r[3]) > 0 and 0 < float(r[4]) <= 1 and float(r[5]) > 0 for r in found), found
+        assert "1.0" in [r[4] for r in found]
+    assert [r[5] for r in by_system["mpi_p2p"]] == ["1.0"] * 4  # its own reference
     con = sqlite3.connect(cli.db)
     assert con.execute("SELECT count(*), count(DISTINCT key) FROM runs WHERE campaign='g'").fetchone() == (
         4 * len(ran), 4 * len(ran))

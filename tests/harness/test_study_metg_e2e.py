@@ -2,7 +2,6 @@
 table, the parent campaign and its sweep campaign, resuming, and the report's figure titled with
 the paper's figure number. (The sweeps each study plans are checked in test_study_metg_plan.py;
 one sweep here keeps CI fast.)"""
-import re
 import sqlite3
 
 from harness_helpers import is_png
@@ -16,8 +15,7 @@ def test_study_systems_quick_stores_its_sweep_and_reports(cli, bin_dir, tmp_path
     row = lines[1].split("\t")
     # Marked "(unreliable)" when this machine was busy meanwhile (measure/reliability.py).
     cell = row[1].removesuffix(" (unreliable)")
-    assert row[0] == "serial" and (re.fullmatch(r"[0-9.]+ [nµm]?s( \([0-9.]+–[0-9.]+\))?", cell)
-                                   or cell.startswith("no METG")), row
+    assert row[0] == "serial" and (cell.startswith("no METG") or 1e-9 < float(cell) < 1), row  # -q: seconds
     con = sqlite3.connect(cli.db)
     campaigns = con.execute("SELECT name, kind, status FROM campaigns ORDER BY name").fetchall()
     assert campaigns == [("sys", "study", "done"), ("sys-stencil_1d", "metg", "done")]

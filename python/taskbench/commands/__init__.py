@@ -1,1 +1,1 @@
-"""One module per `taskbench` subcommand; each has `add_parser(subparsers)` and `main(args, ctx)`."""
+"""One module per `taskbench` subcommand; each has `add_parser(subparsers, common)` and `main(args, ctx)`."""

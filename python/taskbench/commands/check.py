@@ -31,7 +31,7 @@ from taskbench.measure.check_baseline import read_baseline, write_baseline
 from taskbench.measure.check_sampling import FULL, MIN_THRESHOLD, QUICK, Sampler
 from taskbench.measure.check_verdicts import Cell, confirm, extend, judge
 from taskbench.registry.catalog import Registry
-from taskbench.registry.external import add_externals, externals_from_specs, parse_spec
+from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.registry.locations import find_layout
 from taskbench.report import check_outputs
 
@@ -132,9 +132,9 @@ def _pairs(args, ctx, stored: dict | None) -> list[tuple[str, str | None]]:
     registry = ctx.registry
     candidates = list(args.systems)
     if args.external:
-        name = parse_spec(args.external)[0]
-        add_externals(registry, externals_from_specs([args.external]))
-        candidates.append(name)
+        externals = externals_from_specs([args.external])
+        add_externals(registry, externals)
+        candidates += externals
     if args.baseline_external:
         if len(candidates) != 1:
             raise UserError("--baseline-external: name exactly one candidate system (or --external) to compare it "

@@ -69,11 +69,10 @@ def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tup
     names = list(dict.fromkeys([*a.curves, *b.curves]))
     for name in names:
         ca, cb = a.curves.get(name), b.curves.get(name)
-        ma = ca.summary.seconds if ca else None
-        mb = cb.summary.seconds if cb else None
-        ratio, apart = ratio_text(ca.summary, cb.summary) if ma and mb else ("—", "—")
-        numbers = list(ratio_range(ca.summary, cb.summary)) if ma and mb else [None] * 3
-        if ma and mb:
+        ratio, apart, numbers = "—", "—", [None] * 3
+        if ca and cb and ca.summary.seconds and cb.summary.seconds:
+            ratio, apart = ratio_text(ca.summary, cb.summary)
+            numbers = list(ratio_range(ca.summary, cb.summary))
             unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
                       if c.summary.unreliable]
             if unsure and allow_unreliable:

@@ -17,7 +17,8 @@ import shlex
 from taskbench import provenance, report, units
 from taskbench.commands.options import (add_launch_options, count, non_negative, percentage, percentage_or_zero,
                                        positive_int)
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
+from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
+                              EXIT_USAGE, UserError)
 from taskbench.launch.hosts import cluster_from
 from taskbench.launch.runner import DISTURBED_CORES, run_once
 from taskbench.measure import campaign, traces
@@ -35,8 +36,6 @@ OWNED_FLAGS = {"-steps": "give --steps instead", "-width": "give --width instead
                "-type": "give --pattern instead", "-kernel": "give --kernel instead",
                "-iter": "the sweep chooses it (from --start-iter)", "-radix": "give --radix instead",
                "-scratch": "give --scratch instead"}
-# With `--strict`, an unreliable METG exits EXIT_UNRELIABLE; 3 (runs failed) takes precedence,
-# since failed runs need a look whatever the noise.
 BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
 
 
@@ -192,7 +191,7 @@ def _sweep(ctx, name: str, params: SweepParams):
         return campaign.run_sweep(ctx.store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; continue with "
-                        f"`{ctx.command('metg', '--resume', name)}`", 130)
+                        f"`{ctx.command('metg', '--resume', name)}`", EXIT_INTERRUPTED)
 
 
 def _show(ctx, analysis) -> None:
@@ -238,13 +237,19 @@ def _warn_about_results(ctx, analysis, stats) -> None:
                 if stats.repeated_for_load else "")
     ctx.console.note(f"{stats.executed} runs executed{repeated}, {stats.reused} reused from the store, "
                      f"{len(stats.failed)} failed")
-    background = analysis.background_load
+    warn_if_noisy(ctx, analysis.background_load, "campaign")
+
+
+def warn_if_noisy(ctx, background: float | None, what: str) -> None:
+    """A campaign or study whose runs shared the machine: its figures say less than they seem."""
     if background is not None and background > BUSY_BACKGROUND:
-        ctx.console.warn(f"other processes used {background:.2f} cores on average while this campaign "
-                         "ran: its figures are noisy")
+        ctx.console.warn(f"other processes used {background:.2f} cores on average while this {what} ran: its "
+                         "figures are noisy")
 
 
 def _exit_status(ctx, analysis, stats, strict: bool) -> int:
+    # Failed runs (3) take precedence over --strict's unreliable METG (5): they need a look
+    # whatever the noise.
     if stats.failed:
         return EXIT_RUNS_FAILED
     unreliable = [c for c in analysis.curves.values() if c.summary.unreliable]

@@ -148,11 +148,10 @@ def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str
 
 
 def main(args, ctx) -> int:
-    info = kernel_info(args.kernel)
     cluster = cluster_from(args.hosts)
+    steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     if cluster is not None:
         plan = hosts_peak_plan(ctx.registry, args, cluster)
-        steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     elif args.gpu:
         plan = gpu_peak_plan(ctx.registry, args)
         steps, factor = GPU_STEPS, GPU_ITER_FACTOR
@@ -160,9 +159,8 @@ def main(args, ctx) -> int:
         raise UserError("--widths is for --gpu (a CPU peak's counts are --cores)", EXIT_USAGE)
     else:
         plan = peak_plan(ctx.registry, args.systems, core_counts(args.cores))
-        steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     steps = args.steps if args.steps is not None else steps
-    iterations = args.iter or info.start_iter * factor
+    iterations = args.iter or kernel_info(args.kernel).start_iter * factor
     store = ctx.store
     name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
     campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in plan}),
@@ -186,6 +184,7 @@ def main(args, ctx) -> int:
                 results[(system.name, cores)].append(run)
                 bar.advance(f"{system.name} x {cores}")
     store.finish_campaign(name)
+    figures = units.Figures(ctx.console.quiet)
     rows = []
     for (system, cores), runs in results.items():
         ok = [r for r in runs if r["status"] == "ok"]
@@ -196,7 +195,6 @@ def main(args, ctx) -> int:
             continue
         best = max(values)
         core_count = ok[0].get("cores") or 1
-        figures = units.Figures(ctx.console.quiet)
         rows.append([system, core_count, figures.rate(best, unit(args.kernel)),
                      figures.rate(best / core_count, unit(args.kernel)),
                      figures.rate(statistics.median(values), unit(args.kernel)),

@@ -146,7 +146,7 @@ def main(args, ctx) -> int:
     result = predict(app, metg_by_nodes)
     figures = units.Figures(ctx.console.quiet)
     rows = [[figures.integer(r.nodes), figures.integer(r.cores), figures.integer(r.tasks),
-             figures.seconds(r.granularity), figures.seconds(r.metg), figures.ratio(r.margin),
+             figures.seconds(r.granularity), figures.seconds(r.metg), figures.number(r.margin, ".2f"),
              figures.seconds(r.ideal_time), "yes" if r.efficient else "no"]
             for r in result.rows]
     ctx.console.table("predicted strong scaling: ideal time, efficient (>= 50%) while the task "

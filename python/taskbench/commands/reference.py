@@ -40,14 +40,15 @@ def main(args, ctx) -> int:
     column_of = (lambda r: f"{swept} {r[swept]}") if swept else (lambda r: units.count(r["nodes"], "node"))
     order = sorted({(float(r[swept]) if swept else r["nodes"], column_of(r)) for r in rows})
     columns = [c for _, c in order]
+    figures = units.Figures(ctx.console.quiet)
     table: dict[str, dict[str, str]] = {}
     for r in rows:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
-        table.setdefault(label, {})[column_of(r)] = units.Figures(ctx.console.quiet).seconds(r["metg_seconds"])
+        table.setdefault(label, {})[column_of(r)] = figures.seconds(r["metg_seconds"])
     ctx.console.table(f"{published.label(args.data)}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
                       ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]
                                              for label, cells in sorted(table.items())])
     ctx.console.note(f"from {sc20.SOURCE} at {sc20.COMMIT}, derived by this project's parser "
-                     f"(version {sc20.PARSER_VERSION}); {sc20.DATA_SETS[args.data].what}, 2020's software: docs/reference.md")
+                     f"(version {sc20.PARSER_VERSION}); {data_set.what}, 2020's software: docs/reference.md")
     return EXIT_OK

@@ -20,6 +20,7 @@ from taskbench.measure.peak import load_peaks
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of, hosts_of
 from taskbench.registry.breakdown import with_breakdown
 from taskbench.registry.external import add_externals, externals_from_specs
+from taskbench.report.tables import per_host
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
 OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--hosts",
@@ -90,7 +91,8 @@ def main(args, ctx) -> int:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
     flags = list(args.system_flags)
-    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
+    options = _launch_options(args)
+    cluster = options.cluster
     params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
               "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
     if cluster is not None:
@@ -99,9 +101,7 @@ def main(args, ctx) -> int:
         params["cuda_standin"] = system.note
     try:
         name, run = campaign.run_alone(store, system, flags, name=args.campaign, params=params,
-                                       options=LaunchOptions(args.ranks, args.threads_per_rank, args.launcher,
-                                                             cluster=cluster),
-                                       timeout=args.timeout, git_revision=ctx.git_revision)
+                                       options=options, timeout=args.timeout, git_revision=ctx.git_revision)
     except KeyboardInterrupt:
         raise UserError("interrupted before the run ended: nothing was stored (`taskbench run` stores "
                         "finished runs only; run it again)", EXIT_INTERRUPTED)
@@ -112,11 +112,14 @@ def main(args, ctx) -> int:
     return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
 
 
+def _launch_options(args) -> LaunchOptions:
+    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
+    return LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster)
+
+
 def system_help(system, args) -> int:
     """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
-    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
-    options = LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster)
-    plan = launch.plan(system, list(args.system_flags), options)
+    plan = launch.plan(system, list(args.system_flags), _launch_options(args))
     sys.stdout.flush()
     return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
 
@@ -145,9 +148,7 @@ def show(ctx, run: dict, name: str) -> None:
                                            f"{units.rate(peak, unit(kernel))}"])
         hosts = hosts_of(run)
         if hosts is not None and len(hosts) > 1:
-            rows.append([f"{len(hosts)} hosts (processes / tasks)",
-                         ", ".join(f"{name} {h.get('ranks', h.get('workers'))}/{h.get('tasks')}"
-                                   for name, h in sorted(hosts.items()))])
+            rows.append([f"{len(hosts)} hosts (processes / tasks)", per_host(hosts)])
         parts = breakdown_of(run)
         if parts is not None:
             rows.append(["breakdown (ns per task)", ", ".join(f"{p} {parts[p]:.1f}" for p in BREAKDOWN_PARTS)])

@@ -8,10 +8,10 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 from __future__ import annotations
 
 from taskbench import provenance, report, studies, units
-from taskbench.commands.metg import BUSY_BACKGROUND
+from taskbench.commands.metg import warn_if_noisy
 from taskbench.console import Fit
 from taskbench.commands.options import count, positive_float, positive_int
-from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch.hosts import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.analysis import background_load
@@ -80,7 +80,7 @@ def _request(args, study, ctx) -> tuple[list[str], int, int]:
 def _stored(store, target: dict) -> int:
     """Runs already stored for a study campaign: its own, or its sweeps' for a METG study."""
     return sum(len(store.runs(n)) for n in [target["name"], *metg_results.child_campaigns(target)]
-               if any(c["name"] == n for c in store.campaigns()))
+               if store.has_campaign(n))
 
 
 def _campaign(args, ctx, study) -> str:
@@ -152,22 +152,20 @@ def main(args, ctx) -> int:
         # A METG study's runs are in its sweeps' campaigns: count those too.
         stored = _stored(ctx.store, ctx.store.campaign(name))
         raise UserError(f"interrupted: {stored} runs stored; re-run the same command "
-                        f"or `{ctx.command('study', study.name, '--resume', name)}` to continue", 130)
+                        f"or `{ctx.command('study', study.name, '--resume', name)}` to continue", EXIT_INTERRUPTED)
     result = results.load(ctx.store, name)
     metg_result = result if study.kind == "metg" else getattr(result, "metg", None)
     if metg_result is not None:
         metg_result.allow_unreliable = args.allow_unreliable
     background = background_load(result.runs)
     noise = f", background load {background:.2f} cores" if background is not None else ""
-    ctx.console.table(f"{name}: {study.title}{noise}", *study.table(result))
+    ctx.console.table(f"{name}: {study.title}{noise}", *study.table(result, units.Figures(ctx.console.quiet)))
     if not ctx.console.quiet:
         for line in study.findings(result):
             ctx.console.line(line)
     ctx.console.note(f"{stats.executed} runs executed, {stats.reused} reused from the store, "
                      f"{len(stats.failed)} failed")
-    if background is not None and background > BUSY_BACKGROUND:
-        ctx.console.warn(f"other processes used {background:.2f} cores on average while this study ran: "
-                         "its figures are noisy")
+    warn_if_noisy(ctx, background, "study")
     if args.html:
         # A METG study's sweeps are campaigns of their own: the report shows their curves (Fig. 7).
         names = [name] + metg_results.child_campaigns(result.campaign)

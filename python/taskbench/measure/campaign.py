@@ -245,10 +245,9 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
     planner = Planner(params, peaks, name)
     stats = ExecutionStats()
-    # A complete campaign keeps the latency measured while it ran: a replay measures nothing.
-    complete = campaign["status"] == "done"
     probes = Probes(store, registry.layout, name, params, console)
-    probes.why_not = "the campaign is complete: a replay measures nothing" if complete else ""
+    if campaign["status"] == "done":  # it keeps the latency measured while it ran
+        probes.why_not = "the campaign is complete: a replay measures nothing"
     sweep_start = time.perf_counter()
     with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
         batch_number = 0
@@ -328,7 +327,7 @@ def check_floor(store, name: str, probes: Probes, console) -> None:
         if found is not None:
             console.note(placement.describe_floor(found) + ", measured again")
         return
-    found["failed"] = {system: seconds for system, seconds in below.items()}
+    found["failed"] = below
     store.annotate_campaign_machine(name, "no_runtime_floor", found)
     console.warn(placement.floor_failed_line(found))
 

@@ -63,7 +63,8 @@ def _median(summary: MetgSummary, seed: int) -> None:
     summary.deciding = tuple(sorted({size for v in found for size in v.deciding}, reverse=True))
     if len(found) >= MIN_REPS_FOR_INTERVAL:
         logs = np.log([v.seconds for v in found])
-        summary.low, summary.high = metg_fit.bootstrap_log((logs,), np.median, seed) or (None, None)
+        interval = metg_fit.bootstrap_interval(len(logs), lambda chosen: np.median(logs[chosen]), seed)
+        summary.low, summary.high = interval or (None, None)
 
 
 def _paper(summary: MetgSummary, reps: dict[int, list[CurvePoint]], threshold: float, seed: int) -> None:
@@ -75,12 +76,8 @@ def _paper(summary: MetgSummary, reps: dict[int, list[CurvePoint]], threshold: f
     if len(keys) < MIN_REPS_FOR_INTERVAL:
         return
 
-    def statistic(indices, axis=-1):
-        indices = np.moveaxis(np.asarray(indices), axis, -1)
-        out = []
-        for row in indices.reshape(-1, indices.shape[-1]):
-            value = paper_metg({k: reps[keys[i]] for k, i in enumerate(row)}, threshold)
-            out.append(np.log(value) if value else np.nan)
-        return np.asarray(out).reshape(indices.shape[:-1])
+    def log_of(chosen) -> float:
+        value = paper_metg({k: reps[keys[i]] for k, i in enumerate(chosen)}, threshold)
+        return np.log(value) if value else np.nan
 
-    summary.low, summary.high = metg_fit.bootstrap_log((np.arange(len(keys)),), statistic, seed) or (None, None)
+    summary.low, summary.high = metg_fit.bootstrap_interval(len(keys), log_of, seed) or (None, None)

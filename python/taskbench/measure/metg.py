@@ -71,16 +71,12 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     if best < threshold:
         return MetgValue(None, "none", f"never reaches {threshold:.0%} (best {best:.0%})", disturbed)
     # (granularity, the points it was read from): every efficient point, and every crossing.
-    candidates: list[tuple[float, tuple[int, ...]]] = [(p.granularity, (p.iter,)) for p in curve
-                                                       if p.efficiency >= threshold]
-    crossed = False
-    for hi, lo in zip(curve, curve[1:]):
-        if hi.efficiency >= threshold > lo.efficiency:
-            crossed = True
-            candidates.append((log_interpolate(hi, lo, threshold), (hi.iter, lo.iter)))
+    falls = [(hi, lo) for hi, lo in zip(curve, curve[1:]) if hi.efficiency >= threshold > lo.efficiency]
+    candidates = [(p.granularity, (p.iter,)) for p in curve if p.efficiency >= threshold]
+    candidates += [(log_interpolate(hi, lo, threshold), (hi.iter, lo.iter)) for hi, lo in falls]
     crossings = sum((a.efficiency >= threshold) != (b.efficiency >= threshold) for a, b in zip(curve, curve[1:]))
     value, deciding = min(candidates)
-    if not crossed:
+    if not falls:
         return MetgValue(value, "unbracketed", f"efficiency never fell below {threshold:.0%}: METG <= this value",
                          disturbed, deciding, crossings)
     return MetgValue(value, "found", disturbed=disturbed, deciding=deciding, crossings=crossings)
@@ -143,9 +139,7 @@ class MetgSummary:
         return UNRELIABLE_MARK if self.unreliable else ""
 
     def refusal(self, system: str, where: str, conclusion: str) -> str:
-        """The one line in place of a conclusion not drawn from this unreliable METG."""
-        return (f"{system}: no {conclusion}: its METG {where} is unreliable ({'; '.join(self.unreliable)}); "
-                "--allow-unreliable draws it anyway")
+        return refusal(system, where, conclusion, "; ".join(self.unreliable))
 
     @property
     def text_status(self) -> str:
@@ -153,6 +147,11 @@ class MetgSummary:
             reasons = {v.note for v in self.values if v.note}
             return "no METG" + (f" ({'; '.join(sorted(reasons))})" if reasons else "")
         return "ok"
+
+
+def refusal(system: str, where: str, conclusion: str, why: str) -> str:
+    """The one line in place of a conclusion not drawn from an unreliable METG (`why` it is)."""
+    return f"{system}: no {conclusion}: its METG {where} is unreliable ({why}); --allow-unreliable draws it anyway"
 
 
 def median_metg(values: list[MetgValue]) -> float | None:
@@ -177,9 +176,8 @@ def relative_spread(values: list[float]) -> float | None:
     return (max(values) - min(values)) / mid if mid > 0 else None
 
 
-# fit: one monotone fit over every run (measure/metg_fit.py); median: each repetition's own METG,
-# their median (the harness's before the fit, and a campaign's that stored "harness"); paper: the
-# SC20 paper's reduction (below).
+# How a summary's METG is read from the runs (measure/estimate.py says what each does). A campaign
+# stored with "harness", the median method's name before the fit, reads as "median".
 METG_METHODS = ("fit", "median", "paper")
 LEGACY_METHODS = {"harness": "median"}
 
@@ -189,12 +187,17 @@ def paper_metg(reps: dict[int, list[CurvePoint]], threshold: float) -> float | N
     mean elapsed time of the repetitions (granularity grows with it: their mean; efficiency
     falls with it: the harmonic mean of theirs), then the one curve's METG."""
     from taskbench.reference.paper_metg import Point, metg  # the paper's reduction, kept with its data
+    curve = [Point((it,), len(same), statistics.mean(p.granularity for p in same),
+                   0.0 if any(p.efficiency <= 0 for p in same) else len(same) / sum(1 / p.efficiency for p in same))
+             for it, same in sorted(by_size(reps).items(), reverse=True)]
+    return metg(curve, threshold)
+
+
+def by_size(reps: dict[int, list[CurvePoint]]) -> dict[int, list[CurvePoint]]:
+    """{-iter: the successful points of every repetition at that size}."""
     sizes: dict[int, list[CurvePoint]] = {}
     for points in reps.values():
         for p in points:
             if p.ok:
                 sizes.setdefault(p.iter, []).append(p)
-    curve = [Point((it,), len(same), statistics.mean(p.granularity for p in same),
-                   0.0 if any(p.efficiency <= 0 for p in same) else len(same) / sum(1 / p.efficiency for p in same))
-             for it, same in sorted(sizes.items(), reverse=True)]
-    return metg(curve, threshold)
+    return sizes

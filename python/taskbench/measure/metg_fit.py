@@ -137,14 +137,10 @@ def interval(points: Points, threshold: float, seed: int, resamples: int = RESAM
     if n < 2:
         return None
 
-    def statistic(indices: np.ndarray, axis: int = -1) -> np.ndarray:
-        indices = np.moveaxis(np.asarray(indices), axis, -1)
-        flat = indices.reshape(-1, indices.shape[-1])
-        multiplicity = (flat[:, :, None] == np.arange(n)).sum(axis=1).astype(float)
-        values = [table.log_metg(m, threshold) for m in multiplicity]
-        return np.asarray(values).reshape(indices.shape[:-1])
+    def log_of(chosen: np.ndarray) -> float:
+        return table.log_metg(np.bincount(chosen, minlength=n).astype(float), threshold)
 
-    return bootstrap_log((np.arange(n),), statistic, seed, resamples)
+    return bootstrap_interval(n, log_of, seed, resamples)
 
 
 def expanded_level(n: int) -> float:
@@ -155,15 +151,22 @@ def expanded_level(n: int) -> float:
     return float(1 - 2 * stats.norm.cdf(-math.sqrt(n / (n - 1)) * stats.t.ppf(1 - tail, n - 1)))
 
 
-def bootstrap_log(data: tuple, statistic, seed: int, resamples: int = RESAMPLES) -> tuple[float, float] | None:
-    """scipy.stats.bootstrap's expanded percentile interval of a statistic given in log, as
-    seconds (data: one array of the resampled units)."""
+def bootstrap_interval(n: int, log_of, seed: int, resamples: int = RESAMPLES) -> tuple[float, float] | None:
+    """scipy.stats.bootstrap's expanded percentile interval of a statistic over n whole units
+    (repetitions), as seconds: log_of(indices of the units drawn) is its log for one resample."""
     from scipy import stats
+
+    def statistic(indices: np.ndarray, axis: int = -1) -> np.ndarray:
+        indices = np.moveaxis(np.asarray(indices), axis, -1)
+        values = [log_of(row) for row in indices.reshape(-1, indices.shape[-1])]
+        return np.asarray(values).reshape(indices.shape[:-1])
+
     with warnings.catch_warnings():
         # Identical resamples (repetitions that agree exactly) are a zero-width interval, not an error.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(data, statistic, vectorized=True, n_resamples=resamples, method="percentile",
-                                 confidence_level=expanded_level(len(data[0])), rng=np.random.default_rng(seed))
+        result = stats.bootstrap((np.arange(n),), statistic, vectorized=True, n_resamples=resamples,
+                                 method="percentile", confidence_level=expanded_level(n),
+                                 rng=np.random.default_rng(seed))
     low, high = result.confidence_interval
     if not (np.isfinite(low) and np.isfinite(high)):
         return None

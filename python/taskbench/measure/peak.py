@@ -54,18 +54,14 @@ class Best:
         return f"{what} ({run.get('system')} -iter {run.get('iter')})"
 
 
-def registry_processors() -> dict[str, str]:
-    """{system: "cpu" | "gpu"} of this checkout's (or installation's) registry entries."""
-    return entry_processors(find_layout().systems_dir)
-
-
 class PeakTable:
     """The best throughput per (processor, cores): stored peak runs and the campaign's own runs."""
 
     def __init__(self, kernel: str, stored_runs: list[dict] = (), own_family=(),
                  processors: dict[str, str] | None = None):
         self.kernel = kernel
-        self.processors = dict(registry_processors() if processors is None else processors)
+        # {system: "cpu" | "gpu"}; by default, this checkout's (or installation's) registry's.
+        self.processors = dict(entry_processors(find_layout().systems_dir) if processors is None else processors)
         self.stored: dict[tuple[str, int], Best] = {}
         for run in stored_runs:
             self._offer(self.stored, run)

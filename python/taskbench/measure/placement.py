@@ -15,6 +15,7 @@ around it), and their minimum is the floor, measured as the systems run, in the 
 from __future__ import annotations
 
 import bisect
+import itertools
 import subprocess
 from dataclasses import dataclass
 
@@ -33,10 +34,6 @@ PROBE_EVERY_SECONDS = 1.0  # of the sweep's runs between two probes
 NEAR, FAR = "near cores", "far cores"
 
 
-def probe_path(layout: Layout):
-    return layout.bin_dir.parent / "bench" / PROBE if layout.bin_dir else None
-
-
 FIGURES = (("one-way cache line", "one_way_ns", 1.0), ("exchange per row", "exchange_row_ns", 1.0),
            ("no-runtime row", "no_runtime_row_ns", 1.0), ("METG(50%) lower bound", "metg_lower_bound_seconds", 1e-6))
 
@@ -45,7 +42,7 @@ def probe(layout: Layout, graph_flags: list[str], width: int) -> tuple[dict | No
     """One probe of the graph (the sweep's, with the empty kernel) at `width` with a pinned thread
     per column up to the available cores: ({"workers", "width", "one_way_ns", "exchange_row_ns",
     "no_runtime_row_ns", "metg_lower_bound_seconds"}, "") or (None, why not)."""
-    exe = probe_path(layout)
+    exe = layout.bin_dir.parent / "bench" / PROBE if layout.bin_dir else None
     if exe is None or not exe.exists():
         return None, f"{PROBE} is not built (it comes with the CMake build, in bench/)"
     workers = min(width, available_cores())
@@ -105,13 +102,10 @@ def placements(probes: list[dict]) -> Placements:
         return none
     side = [NEAR if x <= cut else FAR for x in ns]
     # A probe belongs to its placement where it is one of MIN_PROBES or more of it in a row.
-    lasting: list[str | None] = [None] * len(ns)
-    start = 0
-    for end in range(1, len(ns) + 1):
-        if end == len(ns) or side[end] != side[start]:
-            if end - start >= MIN_PROBES:
-                lasting[start:end] = side[start:end]
-            start = end
+    lasting: list[str | None] = []
+    for label, group in itertools.groupby(side):
+        count = len(list(group))
+        lasting += [label if count >= MIN_PROBES else None] * count
     if {NEAR, FAR} - set(lasting):
         return none
     ranges = {label: (min(x for x, at in zip(ns, lasting) if at == label),
@@ -174,9 +168,11 @@ def describe(probes: list[dict], seconds: float, sweep_seconds: float) -> str:
     """What the probes saw and cost, for the console."""
     ns = [p["one_way_ns"] for p in probes]
     seen = placements(probes)
-    where = ("; ".join(f"{label} {lo:.0f}-{hi:.0f} ns" for label, (lo, hi) in seen.ranges.items())
-             + " one way: the CPUs' placement changed during the campaign (docs/harness.md, Placement)") \
-        if seen.changed else f"{min(ns):.0f}-{max(ns):.0f} ns one way (one placement)"
+    if seen.changed:
+        where = ("; ".join(f"{label} {lo:.0f}-{hi:.0f} ns" for label, (lo, hi) in seen.ranges.items())
+                 + " one way: the CPUs' placement changed during the campaign (docs/harness.md, Placement)")
+    else:
+        where = f"{min(ns):.0f}-{max(ns):.0f} ns one way (one placement)"
     share = f", {seconds / sweep_seconds:.0%} of the sweep's time" if sweep_seconds > 0 else ""
     return (f"placement: {units.count(len(probes), 'probe')} between the runs ({seconds:.1f} s{share}); "
             f"a cache line took {where}")

@@ -115,17 +115,13 @@ def _depth(p_of: Callable[[int], float], top: int, first: int | None = None) -> 
     the distribution it computed up to the largest statistic asked for, and computes it again,
     from 0, for a larger one)."""
     accepted, rejected = -1, top + 1  # p_of(accepted) <= 1 - CONFIDENCE < p_of(rejected)
-    first = top // 2 if first is None else min(max(first, 0), top)
-    if p_of(first) <= 1 - CONFIDENCE:
-        accepted = first
-    else:
-        rejected = first
+    s = top // 2 if first is None else min(max(first, 0), top)
     while rejected - accepted > 1:
-        s = (accepted + rejected) // 2
         if p_of(s) <= 1 - CONFIDENCE:
             accepted = s
         else:
             rejected = s
+        s = (accepted + rejected) // 2
     return max(accepted + 1, 1)
 
 
@@ -164,9 +160,8 @@ def shift_unpaired(baseline: list[float], candidate: list[float]) -> tuple[float
     """(ratio, low, high): the Hodges-Lehmann estimate of the candidate's shift in log, the
     median of every difference log(c) - log(b), with its exact distribution-free interval (the
     Mann-Whitney test inverted), as ratios."""
-    d = np.sort(np.subtract.outer(np.log(candidate), np.log(baseline)), axis=None)
-    k = min(_rank_sum_depth(len(candidate), len(baseline)), (d.size + 1) // 2)
-    return math.exp(np.median(d)), math.exp(d[k - 1]), math.exp(d[d.size - k])
+    differences = np.subtract.outer(np.log(candidate), np.log(baseline))
+    return _median_and_interval(differences.ravel(), _rank_sum_depth(len(candidate), len(baseline)))
 
 
 def shift_paired(ratios: list[float]) -> tuple[float, float, float]:
@@ -175,9 +170,14 @@ def shift_paired(ratios: list[float]) -> tuple[float, float, float]:
     interval (the signed-rank test inverted), as ratios."""
     logs = np.log(ratios)
     i, j = np.triu_indices(logs.size)
-    walsh = np.sort((logs[i] + logs[j]) / 2)
-    k = min(_signed_rank_depth(logs.size), (walsh.size + 1) // 2)
-    return math.exp(np.median(walsh)), math.exp(walsh[k - 1]), math.exp(walsh[walsh.size - k])
+    return _median_and_interval((logs[i] + logs[j]) / 2, _signed_rank_depth(logs.size))
+
+
+def _median_and_interval(estimates: np.ndarray, depth: int) -> tuple[float, float, float]:
+    """(median, depth-th smallest, depth-th largest) of the log estimates, as ratios."""
+    estimates = np.sort(estimates)
+    k = min(depth, (estimates.size + 1) // 2)
+    return math.exp(np.median(estimates)), math.exp(estimates[k - 1]), math.exp(estimates[-k])
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:
@@ -213,15 +213,14 @@ def compare(baseline: list[float], candidate: list[float], paired: bool = False)
             raise ValueError(f"paired repetitions of unequal counts ({len(base)} and {len(cand)})")
         ratios = [c / b for b, c in zip(base, cand)]
         ratio, low, high = shift_paired(ratios)
-        if len(ratios) < MIN_PAIRS:
-            return Comparison(base, cand, None, ratio, None, None, paired=True)
-        return Comparison(base, cand, signed_rank_p([math.log(r) for r in ratios]), ratio, low, high, paired=True)
-    # The p first: SciPy's exact Mann-Whitney then holds the distribution the interval asks for.
-    p = mann_whitney_p(list(cand), list(base)) if min(len(base), len(cand)) >= MIN_REPS else None
-    ratio, low, high = shift_unpaired(list(base), list(cand))
-    if p is None:
-        return Comparison(base, cand, None, ratio, None, None)
-    return Comparison(base, cand, p, ratio, low, high)
+        p = signed_rank_p([math.log(r) for r in ratios]) if len(ratios) >= MIN_PAIRS else None
+    else:
+        # The p first: SciPy's exact Mann-Whitney then holds the distribution the interval asks for.
+        p = mann_whitney_p(list(cand), list(base)) if min(len(base), len(cand)) >= MIN_REPS else None
+        ratio, low, high = shift_unpaired(list(base), list(cand))
+    if p is None:  # too few repetitions: an estimate, but no interval to judge by
+        low = high = None
+    return Comparison(base, cand, p, ratio, low, high, paired)
 
 
 def verdict(c: Comparison, p_adjusted: float | None, threshold: float, noise: str = "") -> tuple[str, str]:

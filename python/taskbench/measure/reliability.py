@@ -68,9 +68,11 @@ def busy_line(load: float) -> str:
 
 
 def sizes_text(sizes) -> str:
-    sizes = sorted(sizes)
-    return "-iter " + " and ".join(str(s) for s in sizes) if len(sizes) <= 2 else \
-        "-iter " + ", ".join(str(s) for s in sizes[:-1]) + f" and {sizes[-1]}"
+    """"-iter 64", "-iter 64 and 128", "-iter 16, 64 and 128"."""
+    sizes = [str(size) for size in sorted(sizes)]
+    if len(sizes) > 2:
+        sizes = [", ".join(sizes[:-1]), sizes[-1]]
+    return "-iter " + " and ".join(sizes)
 
 
 def judge(summary, deciding_runs: list[dict], threshold: float, max_half_width: float) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from taskbench import units
 from taskbench.measure.estimate import estimate
 from taskbench.measure.metg import CurvePoint
+from taskbench.measure.reliability import sizes_text
 
 MAX_ADDED = 60  # repetitions added per system, whatever the budget
 # Repetitions (whole ones and added ones) before the target may end it: an interval from fewer
@@ -33,7 +34,7 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
     summary = estimate(curves, params.threshold, "fit", seed=seed)
     if summary.status != "found":
         return [], ""
-    done = (f"{units.count(added, 'repetition')} added at {_sizes(summary.deciding)}" if added
+    done = (f"{units.count(added, 'repetition')} added at {sizes_text(summary.deciding)}" if added
             else "no repetition added")
     width = summary.half_width
     if width is not None and width <= target and len(curves) >= MIN_REPS:
@@ -45,7 +46,3 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
     if added >= MAX_ADDED:
         return [], f"METG {now} after the most repetitions added ({done}; target ±{target:.0%})"
     return sorted(summary.deciding, reverse=True), ""
-
-
-def _sizes(sizes) -> str:
-    return "-iter " + " and ".join(str(s) for s in sorted(sizes))

@@ -47,11 +47,8 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
-    # How the reported METG is read from the runs (metg.METG_METHODS): "fit", one monotone fit
-    # over every run with its bootstrap interval (measure/metg_fit.py); "median", a METG per
-    # repetition and their median (the harness's before the fit); "paper", the SC20 paper's (the
-    # mean of the repetitions per size, then one METG), so that a figure can be compared with a
-    # published one on the same definition. The sweep itself is the same.
+    # How the reported METG is read from the runs (metg.METG_METHODS, measure/estimate.py); "paper"
+    # compares a figure with a published one on the same definition. The sweep itself is the same.
     metg_method: str = "fit"
     # A METG whose 95% interval is wider than this (half-width over the METG) is unreliable.
     max_interval: float = 0.10

@@ -39,7 +39,9 @@ plan; stored keys are reused and only missing ones run.
 
 from __future__ import annotations
 
+import itertools
 import math
+import statistics
 from dataclasses import dataclass, field
 
 from taskbench.launch.runner import disturbed
@@ -56,7 +58,6 @@ UP_MAX_RUN_SECONDS = 3.0  # the sweep goes up only while runs stay shorter than 
 # go within seconds to minutes, so a try later in the batch often finds the machine quiet; on a
 # machine that stays busy, each more would only add to the campaign's time.
 DISTURBED_RETRIES = 2
-
 
 
 @dataclass
@@ -78,9 +79,8 @@ class Planner:
         self.peaks = peaks
         self.campaign = campaign  # seeds the intervals as the campaign's analysis does
         self.tries: dict[Unit, list[dict]] = {}
-        self.budget: dict[Unit, int] = {}
+        self.budget: dict[Unit, int] = {}  # the tries of the units a polish round gave more than one
         self.results: dict[Unit, dict] = {}  # the best try of each finished unit
-        self.forced: set[Unit] = set()  # units a polish round gave more tries (up to budget)
         self.states = {name: _SystemState(name) for name in params.systems}
 
     # -- feedback ---------------------------------------------------------------------------
@@ -93,11 +93,11 @@ class Planner:
         return len(self.tries.get(unit, []))
 
     def _planned(self, unit: Unit) -> int:
-        if unit not in self.forced:
+        if unit not in self.budget:
             return 1
         if unit[2] >= self.params.reps and _longest(self.tries.get(unit, [])) > RETRY_MAX_SECONDS:
             return 1  # an added repetition's long run is not repeated either (_give_tries)
-        return self.budget.get(unit, 1)
+        return self.budget[unit]
 
     def wants_another_try(self, unit: Unit) -> bool:
         """The first try always; more where a polish round asked for them, or while every try
@@ -119,11 +119,6 @@ class Planner:
     def finish(self, batch: list[Unit]) -> None:
         for unit in batch:
             self.results[unit] = best_of(self.tries[unit], self.params.kernel)
-
-    def record(self, system: str, iterations: int, rep: int, run: dict) -> None:
-        """One run for a unit, finished at once (for callers without tries)."""
-        self.add_try((system, iterations, rep), run)
-        self.finish([(system, iterations, rep)])
 
     def efficiency_of(self, run: dict | None) -> float | None:
         if run is None or run.get("status") != "ok":
@@ -157,11 +152,9 @@ class Planner:
         batch = []
         for rep in sorted({r for units in steps.values() for _, r in units}):
             # Rotate the system order per repetition so no system always runs first.
-            order = names[rep % len(names):] + names[:rep % len(names)] if names else []
-            per_system = {n: [it for it, r in steps[n] if r == rep] for n in order}
-            longest = max((len(v) for v in per_system.values()), default=0)
-            for i in range(longest):
-                batch += [(n, per_system[n][i], rep) for n in order if i < len(per_system[n])]
+            order = names[rep % len(names):] + names[:rep % len(names)]
+            per_system = [[(n, it, rep) for it, r in steps[n] if r == rep] for n in order]
+            batch += [unit for row in itertools.zip_longest(*per_system) for unit in row if unit is not None]
         return batch
 
     def _every_rep(self, iters: list[int]) -> list[tuple[int, int]]:
@@ -209,9 +202,7 @@ class Planner:
             self._all_curves(state.name), p, state.added, metg_fit.seed_of(f"{self.campaign}/{state.name}"),
             spent=self._wall(lambda u: u[2] >= p.reps), sweep=self._wall(lambda u: u[2] < p.reps))
         for size in sizes:
-            unit = (state.name, size, rep)
-            self.budget[unit] = p.tries
-            self.forced.add(unit)
+            self.budget[(state.name, size, rep)] = p.tries
         state.added += bool(sizes)
         return [(size, rep) for size in sizes]
 
@@ -241,7 +232,7 @@ class Planner:
         # efficient is reported as such ("no METG", best efficiency) instead of eating the time.
         if slowest * p.factor > min(p.timeout / 4, UP_MAX_RUN_SECONDS):
             return False
-        return sorted(effs)[len(effs) // 2] < high
+        return statistics.median_high(effs) < high
 
     def _step_down(self, state: _SystemState) -> list[int] | None:
         p = self.params
@@ -335,15 +326,11 @@ class Planner:
         if _longest(self.tries[unit]) > RETRY_MAX_SECONDS:
             return False
         self.budget[unit] = up_to
-        self.forced.add(unit)
         return True
 
     def _polish(self, state: _SystemState) -> list[tuple[int, int]]:
-        """One round: refine the steps that bracket the threshold and are still coarse; give
-        the points that decide the METG up to `tries` runs, disturbed outliers `tries` more,
-        and, from the second round on, while the repetitions disagree, `tries` more to every
-        point near the threshold. All of it only around the crossings: elsewhere a run's
-        precision does not change the METG."""
+        """One polish round (the module's docstring: polish, Tries), only around the crossings:
+        elsewhere a run's precision does not change the METG."""
         p = self.params
         system = state.name
         units = {(it, rep) for it in self._refinement(system) for rep in range(p.reps)}

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from taskbench.launch import LaunchOptions
 from taskbench.launch.runner import run_once
+from taskbench.measure.metg import by_size
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
 from taskbench.store.records import make_record
 
@@ -39,20 +40,14 @@ def trace_key(system: str, iterations: int) -> str:
 
 def size_near_metg(curve) -> tuple[int | None, str]:
     """The -iter to trace for one system's curve, and why that one."""
-    granularity: dict[int, list[float]] = {}
-    efficiency: dict[int, list[float]] = {}
-    for points in curve.reps.values():
-        for pt in points:
-            if pt.ok:
-                granularity.setdefault(pt.iter, []).append(pt.granularity)
-                efficiency.setdefault(pt.iter, []).append(pt.efficiency)
-    if not granularity:
+    sizes = by_size(curve.reps)
+    if not sizes:
         return None, "no successful run to trace"
     metg = curve.summary.seconds if curve.summary else None
     if metg:
-        it = min(granularity, key=lambda i: abs(math.log(statistics.median(granularity[i]) / metg)))
+        it = min(sizes, key=lambda i: abs(math.log(statistics.median(p.granularity for p in sizes[i]) / metg)))
         return it, "the size nearest its METG"
-    it = max(efficiency, key=lambda i: statistics.median(efficiency[i]))
+    it = max(sizes, key=lambda i: statistics.median(p.efficiency for p in sizes[i]))
     return it, "no METG: its most efficient size"
 
 

@@ -11,9 +11,6 @@ from __future__ import annotations
 from taskbench.registry import registry_entries
 from taskbench.registry.palette import PALETTE, color_index
 
-__all__ = ["LINE_CONTRAST", "PALETTE", "TEXT_CONTRAST", "color_for", "contrast_on_white", "darkened",
-           "text_color_for"]
-
 # Every palette colour is a line or a marker on white (3:1); text in a system's colour uses
 # text_color_for, darkened to 4.5:1.
 LINE_CONTRAST = 3.0  # WCAG 2.1 non-text contrast (lines, markers, bars)

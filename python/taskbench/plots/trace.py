@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import matplotlib
+# taskbench.plots, imported before this module, has chosen the Agg backend (frame.py).
+from matplotlib import colormaps
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.ticker import EngFormatter
 
-matplotlib.use("Agg")
-from matplotlib import colormaps  # noqa: E402
-from matplotlib.cm import ScalarMappable  # noqa: E402
-from matplotlib.colors import Normalize  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import EngFormatter  # noqa: E402
-
-from taskbench import units  # noqa: E402
-from taskbench.measure.trace_split import WINDOW_STEPS, window  # noqa: E402
-from taskbench.plots import new_figure  # noqa: E402
-from taskbench.plots.colors import text_color_for  # noqa: E402
+from taskbench.measure.trace_split import WINDOW_STEPS, window
+from taskbench.plots.colors import text_color_for
+from taskbench.plots.frame import Figure, new_figure
 
 # Bars on white (3:1 at least) that carry black percentages (4.5:1 at least).
 PART_COLORS = {"work": "#4c9a2a", "overhead": "#c27c0e", "idle": "#8c8c8c", "discovery": "#6a8caf"}

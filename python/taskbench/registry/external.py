@@ -42,7 +42,7 @@ def parse_spec(text: str) -> tuple[str, int, str]:
 def resolve_external(system) -> None:
     """Sets binary_path / reason / available of an external system (registry.resolve's part)."""
     system.binary_path = None
-    if not isinstance(system.cores, int) or isinstance(system.cores, bool) or system.cores <= 0:
+    if type(system.cores) is not int or system.cores <= 0:  # bool is an int to Python, not a count
         system.reason = f"external system needs 'cores = N' (a positive number), not {system.cores!r}"
     elif not system.command:
         system.reason = "external system needs 'command = \"...\"'"

@@ -73,12 +73,10 @@ def install_hint(missing: tuple[str, ...], source_root: Path | None) -> str:
     """E.g. "scripts/install-large-engines.sh, or pip install 'pyspark>=4.0'"."""
     groups = optional_groups(source_root)
     found = {m: group_of(m, groups) for m in missing}
+    needed = list(dict.fromkeys(g for g in found.values() if g))
     large = large_groups(source_root)
-    scripts = []
-    for group in dict.fromkeys(g for g in found.values() if g):
-        script = LARGE_SCRIPT if group in large else DEPS_SCRIPT
-        if source_root is not None and (source_root / script).is_file() and script not in scripts:
-            scripts.append(script)
-    packages = [r for g in dict.fromkeys(g for g in found.values() if g) for r in groups[g]]
+    scripts = [s for s in dict.fromkeys(LARGE_SCRIPT if g in large else DEPS_SCRIPT for g in needed)
+               if source_root is not None and (source_root / s).is_file()]
+    packages = [r for g in needed for r in groups[g]]
     packages += [m for m, g in found.items() if g is None]
     return ", or ".join(scripts + ["pip install " + " ".join(shlex.quote(p) for p in packages)])

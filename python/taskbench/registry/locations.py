@@ -53,6 +53,7 @@ class Layout:
 
 
 def _read_build_info(path: Path) -> dict:
+    """The build description at `path`; {} where there is none."""
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -62,7 +63,7 @@ def _read_build_info(path: Path) -> dict:
 
 def _from_build_dir(build_dir: Path) -> tuple[Path | None, dict, Path | None]:
     info_path = build_dir / BUILD_INFO_NAME
-    info = _read_build_info(info_path) if info_path.is_file() else {}
+    info = _read_build_info(info_path)
     bin_dir = None
     # The folder may have moved since configure, so prefer <build>/bin over the recorded bin_dir.
     for candidate in (build_dir / "bin", Path(info.get("bin_dir", "")) if info else None, build_dir):
@@ -106,7 +107,7 @@ def find_layout(build_dir: str | os.PathLike | None = None) -> Layout:
     installed = _installed_dir()
     if installed is not None:
         info_path = installed / BUILD_INFO_NAME
-        info = _read_build_info(info_path) if info_path.is_file() else {}
+        info = _read_build_info(info_path)
         registry = installed / "systems"
         return Layout(installed / info.get("bin_dir", "bin"), registry if registry.is_dir() else systems_dir,
                       info, info_path if info else None, source_root, "installed")

@@ -19,9 +19,14 @@ from taskbench.registry.locations import Layout
 from taskbench.registry.python_modules import interpreter_of, missing_modules
 from taskbench.registry.system import System
 
+
+def _component(system: System, layout: Layout) -> dict | None:
+    """What the build says of the system's CMake component (enabled, why not, a note), if anything."""
+    return layout.build_info.get("components", {}).get(system.component) if system.component else None
+
+
 def _binary_reason(system: System, layout: Layout) -> str:
-    components = layout.build_info.get("components", {})
-    comp = components.get(system.component) if system.component else None
+    comp = _component(system, layout)
     if comp is not None and not comp.get("enabled", True):
         return f"not built: {comp.get('reason') or system.component + ' is off'}"
     if layout.bin_dir is None:
@@ -72,8 +77,7 @@ def resolve(system: System, layout: Layout) -> System:
         system.binary_path = None
         system.reason = _binary_reason(system, layout)
     system.available = not system.reason
-    comp = layout.build_info.get("components", {}).get(system.component) if system.component else None
-    system.note = (comp or {}).get("note", "")
+    system.note = (_component(system, layout) or {}).get("note", "")
     if standin is not None:
         system.note = f"on the CUDA stand-in ({gpu.STANDIN_VARIABLE}={standin}): no GPU, never a figure"
     return system

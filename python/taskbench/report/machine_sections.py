@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from taskbench import units
-from taskbench.measure.kernels import unit
+from taskbench.measure.kernels import throughput, unit
 from taskbench.report.page import html_table
 
 
@@ -54,9 +54,8 @@ def peaks_section(store) -> str:
         kernel = c["params"].get("kernel")
         best = {}
         for r in store.runs(c["name"], status="ok"):
-            value = r.get("flops_per_second") if unit(kernel) == "FLOP/s" else r.get("bytes_per_second")
             key = (r["system"], r.get("cores"))
-            best[key] = max(best.get(key, 0), value or 0)
+            best[key] = max(best.get(key, 0), throughput(r, kernel) or 0)
         for (system, cores), value in sorted(best.items()):
             rows.append([c["name"], kernel, system, cores, units.rate(value, unit(kernel)), c["machine"].get("hostname")])
     if not rows:

@@ -65,7 +65,6 @@ class Figures:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.files: list[Path] = []
         self._planned: dict[str, tuple[Callable, str, str]] = {}  # name -> (draw, caption, placeholder)
 
     def __len__(self) -> int:
@@ -95,7 +94,6 @@ class Figures:
         fig.savefig(buffer, format="png", dpi=110)
         png.write_bytes(buffer.getvalue())
         fig.savefig(svg, format="svg")
-        self.files += [png, svg]
         data = base64.b64encode(buffer.getvalue()).decode("ascii")
         return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(caption)}</figcaption></figure>")

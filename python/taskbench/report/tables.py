@@ -93,9 +93,7 @@ def hosts_lines(analysis) -> list[str]:
     hosts = getattr(analysis.params, "hosts", None)
     if not hosts:
         return []
-    lines = [f"{c.system} per host (processes / tasks): " +
-             (", ".join(f"{name} {h.get('ranks', h.get('workers'))}/{h.get('tasks')}" for name, h in sorted(c.hosts.items()))
-              if c.hosts else "not reported by the system")
+    lines = [f"{c.system} per host (processes / tasks): {per_host(c.hosts) if c.hosts else 'not reported by the system'}"
              for c in analysis.curves.values()]
     try:
         test_cluster = all(ipaddress.ip_address(h["address"]) in TEST_HOSTS for h in hosts["hosts"])
@@ -106,6 +104,11 @@ def hosts_lines(analysis) -> list[str]:
                      "sharing this machine's cores and a software bridge, so these figures say nothing of a real "
                      "network (`taskbench predict` reasons about large node counts)")
     return lines
+
+
+def per_host(hosts: dict) -> str:
+    """"node1 2/64, node2 2/64": each host's processes (ranks or workers) / tasks."""
+    return ", ".join(f"{name} {h.get('ranks', h.get('workers'))}/{h.get('tasks')}" for name, h in sorted(hosts.items()))
 
 
 def answer(analysis) -> list[str]:
@@ -136,7 +139,7 @@ def answer(analysis) -> list[str]:
         if curve.reference and curve.summary.seconds is not None:
             lines.append(f"{curve.system} runs on one core, the reference without parallelism: its "
                          f"{curve.summary.text} is not comparable with the parallel systems'.")
-    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor") or {}
+    found = _floor(analysis)
     if found.get("failed"):
         line = floor_failed_line(found)
         lines.append(f"{line[:1].upper()}{line[1:]}.")
@@ -151,18 +154,23 @@ def differ(a, b) -> bool:
     return a.high < b.low or b.high < a.low
 
 
+def _floor(analysis) -> dict:
+    """The campaign's no-runtime floor as measured (measure/placement.py); {} where none was."""
+    return (analysis.campaign.get("machine") or {}).get("no_runtime_floor") or {}
+
+
 def floor_bound(analysis) -> float | None:
     """The campaign's floor bound to read METGs against, or None: none measured, or its
     measurement failed (campaign.check_floor)."""
-    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    found = _floor(analysis)
     if not found or found.get("failed"):
         return None
     return found["metg_lower_bound_seconds"]
 
 
 def floor_line(analysis) -> str | None:
-    """The campaign's no-runtime floor (measure/placement.py) and each METG as a multiple of it."""
-    found = (analysis.campaign.get("machine") or {}).get("no_runtime_floor")
+    """The campaign's no-runtime floor and each METG as a multiple of it."""
+    found = _floor(analysis)
     if not found:
         return None
     # The floor is pinned CPU threads exchanging rows: a bound for CPU systems only.
@@ -204,10 +212,6 @@ def own_peak_note(own, kernel: str) -> str:
             f"{own.factor:.1f}x below the machine peak with our kernel (another kernel family)")
 
 
-# On a terminal: the campaign goes first when narrow (the title can say it); long reasons below.
-FAILURES_FIT = Fit(optional=("campaign",))
-
-
 def failures_table(analyses) -> tuple[list[str], list[list]]:
     columns = ["campaign", "system", "-iter", "rep", "status", "reason"]
     rows = []
@@ -239,10 +243,6 @@ def definition(params) -> str:
     if method == "median":
         return "METG the median of the repetitions' own"
     return "METG one monotone fit of every run, 95% interval over repetitions"
-
-
-# On a terminal the parts are headers of their own (the title says "ns per task").
-BREAKDOWN_FIT = Fit(short={f"{p} ns/task": p for p in BREAKDOWN_PARTS}, optional=("campaign",))
 
 
 def breakdown_table(runs: list[dict]) -> tuple[list[str], list[list]]:

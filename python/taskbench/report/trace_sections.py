@@ -5,7 +5,7 @@ report says once however many campaigns share them)."""
 from __future__ import annotations
 
 from taskbench import units
-from taskbench.measure.system_report import breakdown_of
+from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
 from taskbench.measure.trace_split import WINDOW_STEPS, split, window
 from taskbench.measure.traces import stored_traces
 from taskbench.report.page import Note
@@ -39,8 +39,8 @@ def _breakdown_shares(run: dict) -> dict | None:
     parts = breakdown_of(run)
     if parts is None:
         return None
-    total = sum(parts[p] for p in ("work", "overhead", "idle", "discovery"))
-    return {p: parts[p] / total for p in ("work", "overhead", "idle", "discovery")} if total > 0 else None
+    total = sum(parts[p] for p in BREAKDOWN_PARTS)
+    return {p: parts[p] / total for p in BREAKDOWN_PARTS} if total > 0 else None
 
 
 def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: int) -> tuple[list[str], list[Note]]:

@@ -40,13 +40,6 @@ def _progress(console, what: str, total: int):
     return contextlib.nullcontext()
 
 
-def _drawing(console, total: int):
-    """The progress bar over the figures, on a terminal only: a log gets no bar."""
-    if total and sys.stderr.isatty():
-        return console.progress("drawing figures")
-    return contextlib.nullcontext()
-
-
 def _once(parts: list[str], texts: set[str]) -> list[str]:
     """`parts` with only the first copy of each of `texts` (explanations every campaign would repeat)."""
     seen: set[str] = set()
@@ -155,9 +148,7 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>taskbench report</title>"
             f"<style>{CSS}</style></head><body>{''.join(_once(head + body, {TIME_SPLIT_HELP}))}</body></html>\n")
     if figures is not None:
-        with _drawing(console, len(figures)) as bar:
-            if bar is not None:
-                bar.add(len(figures))
+        with _progress(console, "drawing figures", len(figures)) as bar:
             page = figures.render(page, bar)
     made = make_parents(html_path, "--html")
     if made and console is not None:

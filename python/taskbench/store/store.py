@@ -41,8 +41,7 @@ class Store:
         connection.close(self.db, self.path, self.read_only)
 
     def claim(self, name: str) -> None:
-        """Makes this process the one that executes campaign `name` until the store is closed;
-        refuses at once if another live process holds it."""
+        """Claims.claim: this process executes campaign `name` until the store is closed."""
         self._claims.claim(name)
 
     # -- campaigns --------------------------------------------------------------------------

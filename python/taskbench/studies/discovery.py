@@ -65,49 +65,46 @@ def per_task(run: dict | None) -> dict | None:
             "share": found.seconds / run["elapsed_seconds"], "source": found.source}
 
 
-def _iterations(result: StudyResult) -> list[int]:
-    return sorted({p["iter"] for p in result.points()})
-
-
-def table(result: StudyResult) -> tuple[list[str], list[list]]:
+def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[list]]:
+    """figures: units.Figures, raw for -q."""
     persistent_system = result.member("persistent")
     columns = ["-iter", "system", "task granularity", "discovery per task", "discovery / elapsed",
                f"discovery vs {persistent_system or 'a persistent graph'}", "work / overhead / idle per task",
                "notes"]
     rows = []
-    for it in _iterations(result):
+    for it in result.axis("iter"):
         persistent = per_task(result.best(persistent_system, {"iter": it}))
         for system in result.systems:
             if system in result.unavailable:
                 rows.append([it, system, f"not available: {result.unavailable[system]}"] + [""] * 5)
                 continue
             run = result.best(system, {"iter": it})
-            figures = per_task(run)
+            cost = per_task(run)
             parts = breakdown_of(run) if not cell(run) else None
             split = "/".join(f"{parts[p]:.0f}" for p in ("work", "overhead", "idle")) + " ns" if parts else "—"
             note = result.no_breakdown.get(system, "")
-            if figures is None:
+            if cost is None:
                 why = cell(run) or NO_DISCOVERY
-                rows.append([it, system, _granularity(run), why, "", "", split, note])
+                rows.append([it, system, _granularity(run, figures), why, "", "", split, note])
                 continue
-            ratio = (f"{figures['discovery_ns'] / persistent['discovery_ns']:.1f}x"
+            ratio = (figures.number(cost["discovery_ns"] / persistent["discovery_ns"], ".1f", "x")
                      if persistent and persistent["discovery_ns"] > 0 else "—")
-            rows.append([it, system, _granularity(run), units.seconds(figures["discovery_ns"] / 1e9),
-                         f"{figures['share']:.0%}", ratio, split, note])
+            rows.append([it, system, _granularity(run, figures), figures.seconds(cost["discovery_ns"] / 1e9),
+                         figures.percent(cost["share"]), ratio, split, note])
     return columns, rows
 
 
-def _granularity(run: dict | None) -> str:
+def _granularity(run: dict | None, figures):
     if cell(run) or run.get("granularity_seconds") is None:
         return ""
-    return units.seconds(run["granularity_seconds"])
+    return figures.seconds(run["granularity_seconds"])
 
 
 def findings(result: StudyResult) -> list[str]:
     """The paper's claim, checked: how much less discovery per task the persistent graph costs."""
     lines = []
     persistent_system = result.member("persistent")
-    for it in _iterations(result):
+    for it in result.axis("iter"):
         persistent = per_task(result.best(persistent_system, {"iter": it}))
         if persistent is None or persistent["discovery_ns"] <= 0:
             continue
@@ -126,7 +123,7 @@ def findings(result: StudyResult) -> list[str]:
 
 def figure(result: StudyResult):
     from taskbench.studies import figures
-    return figures.discovery(result, _iterations(result), per_task)
+    return figures.discovery(result, result.axis("iter"), per_task)
 
 
 STUDY = Study(

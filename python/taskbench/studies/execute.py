@@ -19,10 +19,9 @@ import random
 import zlib
 
 from taskbench import provenance
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.hosts_file import Cluster, first_hosts
-from taskbench.launch.launchers import ACROSS_HOSTS
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
@@ -47,23 +46,13 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
         across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
         raise UserError(f"--hosts: study {study.name} runs on this machine only (across hosts: "
                         f"{', '.join(across) or 'none'})", EXIT_USAGE)
-    unavailable, no_breakdown, runnable = {}, {}, []
-    for name in systems:
-        system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
-        if not system.available:
-            unavailable[name] = system.reason
-            continue
-        if cluster is not None and (system.not_across_hosts or system.launcher not in ACROSS_HOSTS):
-            unavailable[name] = system.not_across_hosts or f"its {system.launcher} launcher runs on this machine only"
-            continue
-        runnable.append(name)
-        if study.breakdown:
-            reason = why_no_breakdown(system, build_dir)
+    runnable, unavailable = metg_execute.runnable_here(study.name, registry, systems, cluster)
+    no_breakdown = {}
+    if study.breakdown:
+        for name in runnable:
+            reason = why_no_breakdown(registry.get(name), build_dir)
             if reason:
                 no_breakdown[name] = reason
-    if not runnable:
-        raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
-                        "(see `taskbench systems`)", EXIT_ENVIRONMENT)
     planned = study.grid(runnable, quick, reps) if cluster is None else study.hosts_grid(runnable, quick, reps, cluster)
     grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown) for r in planned]
     params = {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
@@ -84,14 +73,10 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
     return params
 
 
-def same_request(params: dict, other: dict) -> bool:
-    return all(params.get(k) == other.get(k) for k in REQUEST_KEYS)
-
-
 def unfinished_like(store, params: dict) -> dict | None:
     """The latest unfinished study campaign that asked for the same thing (a re-run resumes it)."""
-    candidates = [c for c in store.campaigns(KIND)
-                  if c["status"] == "running" and same_request(c["params"], params)]
+    candidates = [c for c in store.campaigns(KIND) if c["status"] == "running"
+                  and all(c["params"].get(k) == params.get(k) for k in REQUEST_KEYS)]
     return candidates[-1] if candidates else None
 
 
@@ -133,8 +118,7 @@ def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> 
 
 def launch_options(system, cores: int | None, hosts: Cluster | None = None,
                    launcher: str | None = None) -> LaunchOptions:
-    """A run on `cores` cores: an MPI system's ranks (one core each), another system's threads;
-    across `hosts`, every core of each, an MPI system's ranks started by `launcher`."""
+    """campaign.on_cores, or across `hosts`: every core of each, an MPI system's ranks started by `launcher`."""
     if hosts is not None:
         return LaunchOptions(launcher=launcher, cluster=hosts)
     return campaign.on_cores(system, cores)

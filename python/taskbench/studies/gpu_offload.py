@@ -68,10 +68,6 @@ def grid(systems: list[str], quick: bool, reps: int, available: int | None = Non
             for rep in range(reps) for it in shape.iterations for system in systems]
 
 
-def _iterations(result: StudyResult) -> list[int]:
-    return sorted({p["iter"] for p in result.points()})
-
-
 def flops_per_second(run: dict | None) -> float | None:
     if cell(run) or run.get("flops_per_second") is None:
         return None
@@ -88,7 +84,7 @@ class Point:
 
 def curve(result: StudyResult, system: str) -> list[Point]:
     """The system's points in -iter order, each its fastest repetition's FLOP/s."""
-    iterations = _iterations(result)
+    iterations = result.axis("iter")
     points = []
     for it in iterations:
         run = result.best(system, {"iter": it})
@@ -114,7 +110,8 @@ def _norm(value: float) -> str:
     return f"{value:.3g}"
 
 
-def table(result: StudyResult) -> tuple[list[str], list[list]]:
+def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[list]]:
+    """figures: units.Figures, raw for -q."""
     reference_system = result.member("reference")
     columns = ["system", "-iter", "normalized size", UNIT, "of its best", f"vs {reference_system or 'the CPU'}"]
     reference = {p.iterations: p.flops_per_second for p in curve(result, reference_system)}
@@ -127,13 +124,14 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
         top = best(points)
         for p in points:
             if p.flops_per_second is None:
-                rows.append([system, p.iterations, _norm(p.normalized), cell(p.run) or "no FLOP/s in the report",
-                             "", ""])
+                rows.append([system, p.iterations, figures.number(p.normalized, ".3g"),
+                             cell(p.run) or "no FLOP/s in the report", "", ""])
                 continue
             cpu = reference.get(p.iterations)
-            rows.append([system, p.iterations, _norm(p.normalized), units.rate(p.flops_per_second, UNIT),
-                         units.percent(p.flops_per_second / top.flops_per_second),
-                         f"{p.flops_per_second / cpu:.2f}x" if cpu else "—"])
+            rows.append([system, p.iterations, figures.number(p.normalized, ".3g"),
+                         figures.rate(p.flops_per_second, UNIT),
+                         figures.percent(p.flops_per_second / top.flops_per_second),
+                         figures.number(p.flops_per_second / cpu, ".2f", "x") if cpu else "—"])
     return columns, rows
 
 
@@ -189,6 +187,8 @@ def figure(result: StudyResult):
 
     from taskbench.plots import legend_below, log_axis, new_figure, style
     from taskbench.plots.colors import color_for
+    from taskbench.reference import published
+    from taskbench.studies.figures import draw_published
     fig = new_figure(6.4, 4.4)
     ax = fig.add_subplot()
     missing: dict[str, list[str]] = {}
@@ -204,7 +204,8 @@ def figure(result: StudyResult):
                 color=color_for(system), **style(i))
     if not ax.get_lines():
         return None
-    _draw_paper(ax)
+    # The paper's Fig. 13 curves (Piz Daint: 12-core Xeon and P100), grey and dashed, labelled.
+    draw_published(ax, published.gpu_curves("stencil_1d"), published.label("cuda_compute"))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("normalized problem size (-iter / largest -iter; published: FLOPs per step / MPI's largest)")
     log_axis(ax, "y", UNIT, UNIT)
@@ -214,13 +215,6 @@ def figure(result: StudyResult):
     ax.grid(True, which="both", alpha=0.3)
     legend_below(fig, [ax])
     return fig
-
-
-def _draw_paper(ax) -> None:
-    """The paper's Fig. 13 curves (Piz Daint: 12-core Xeon and P100), grey and dashed, labelled."""
-    from taskbench.reference import published
-    from taskbench.studies.figures import draw_published
-    draw_published(ax, published.gpu_curves("stencil_1d"), published.label("cuda_compute"))
 
 
 STUDY = Study(

@@ -85,19 +85,16 @@ def relative_to_static(run: dict | None, static: dict | None) -> float | None:
     return run["elapsed_seconds"] / static["elapsed_seconds"]
 
 
-def _imbalances(result: StudyResult) -> list[float]:
-    return sorted({p["imbalance"] for p in result.points()})
-
-
-def table(result: StudyResult) -> tuple[list[str], list[list]]:
-    levels = _imbalances(result)
+def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[list]]:
+    """figures: units.Figures, raw for -q."""
+    levels = result.axis("imbalance")
     top = max(levels)
     static_loop = result.member("static_loop")
     columns = (["pattern", "system", "balanced time"] + [f"x{x:g} vs balanced" for x in levels if x]
                + [f"vs {static_loop or 'a static loop'} at {top:g}"])
     rows = []
     for pattern in PATTERNS:
-        if not any(p["pattern"] == pattern for p in result.points()):
+        if pattern not in result.axis("pattern"):
             continue
         for system in result.systems:
             if system in result.unavailable:
@@ -106,20 +103,20 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
                 continue
             best = {x: result.best(system, {"pattern": pattern, "imbalance": x}) for x in levels}
             balanced = best[levels[0]]
-            row = [label(pattern), system, cell(balanced) or units.seconds(balanced["elapsed_seconds"])]
+            row = [label(pattern), system, cell(balanced) or figures.seconds(balanced["elapsed_seconds"])]
             for x in levels[1:]:
                 value = relative_to_balanced(best[x], balanced)
-                row.append(f"{value:.3f}" if value is not None else cell(best[x]) or cell(balanced))
+                row.append(figures.number(value, ".3f") if value is not None else cell(best[x]) or cell(balanced))
             static = result.best(static_loop, {"pattern": pattern, "imbalance": top})
             value = relative_to_static(best[top], static)
-            row.append(f"{value:.3f}" if value is not None else "—")
+            row.append(figures.number(value, ".3f") if value is not None else "—")
             rows.append(row)
     return columns, rows
 
 
 def findings(result: StudyResult) -> list[str]:
     """The paper's claim, checked: tasks vs the static loop at the largest imbalance."""
-    top = max(_imbalances(result))
+    top = max(result.axis("imbalance"))
     static_loop = result.member("static_loop")
     checked = [(system, role) for role in CHECKED_ROLES for system in result.requested(role)]
     lines = []
@@ -142,7 +139,7 @@ def figure(result: StudyResult):
     from taskbench.reference import published
     from taskbench.studies import figures
     # The SC20 paper's Fig. 12 is of nearest with 5 dependencies per task (4 graphs, one node).
-    paper = {"nearest": published.imbalance_cost(_imbalances(result))}
+    paper = {"nearest": published.imbalance_cost(result.axis("imbalance"))}
     return figures.imbalance(result, PATTERNS, relative_to_balanced, label, paper)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.launch.launchers import ACROSS_HOSTS
 from taskbench.measure import campaign
 from taskbench.measure.analysis import analyze, results_record
 from taskbench.measure.sweep import SweepParams
@@ -29,20 +30,29 @@ def _groups(registry, runnable: list[str], quick: bool) -> list[tuple[str, list[
     return [(suffix, group) for suffix, group in (("", light), ("-heavy", slow)) if group]
 
 
+def runnable_here(study: str, registry, systems: list[str], cluster=None) -> tuple[list[str], dict[str, str]]:
+    """The requested systems that can run here (across `cluster`'s hosts, with one), and why each
+    of the others cannot; a study none of whose systems can run is refused."""
+    runnable, unavailable = [], {}
+    for name in systems:
+        system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
+        if not system.available:
+            unavailable[name] = system.reason
+        elif cluster is not None and (system.not_across_hosts or system.launcher not in ACROSS_HOSTS):
+            unavailable[name] = system.not_across_hosts or f"its {system.launcher} launcher runs on this machine only"
+        else:
+            runnable.append(name)
+    if not runnable:
+        raise UserError(f"study {study}: none of {', '.join(systems)} is available here "
+                        "(see `taskbench systems`)", EXIT_ENVIRONMENT)
+    return runnable, unavailable
+
+
 def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int, timeout: float,
          cores: int, parent: str, sweeps_planned: list[Sweep] | None = None) -> dict:
     """The parent campaign's params: the request, what cannot run and why, and every sweep
     (`sweeps_planned`: instead of the study's own, e.g. one per host count across hosts)."""
-    unavailable, runnable = {}, []
-    for name in systems:
-        system = registry.get(name)  # an unknown name is a usage error, not "unavailable"
-        if system.available:
-            runnable.append(name)
-        else:
-            unavailable[name] = system.reason
-    if not runnable:
-        raise UserError(f"study {study.name}: none of {', '.join(systems)} is available here "
-                        "(see `taskbench systems`)", EXIT_ENVIRONMENT)
+    runnable, unavailable = runnable_here(study.name, registry, systems)
     reduced, sweeps = [], []
     for sweep in study.sweeps(quick, cores) if sweeps_planned is None else sweeps_planned:
         for suffix, group in _groups(registry, runnable, quick):
@@ -59,10 +69,6 @@ def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int,
             "timeout": timeout, "cores": cores, "unavailable": unavailable, "notes": notes, "sweeps": sweeps}
 
 
-def _exists(store, name: str) -> dict | None:
-    return next((c for c in store.campaigns() if c["name"] == name), None)
-
-
 def run(store, registry, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
     total = run_sweeps(store, registry, store.campaign(name)["params"], console, git_revision)
     store.finish_campaign(name)
@@ -76,10 +82,9 @@ def run_sweeps(store, registry, params: dict, console, git_revision: str | None,
     for i, sweep in enumerate(params["sweeps"], 1):
         child = sweep["campaign"]
         sweep_params = SweepParams.from_dict(sweep["params"])
-        existing = _exists(store, child)
-        if existing is None:
+        if not store.has_campaign(child):
             campaign.create(store, child, "metg", sweep_params.to_dict(), git_revision)
-        elif existing["status"] == "done":
+        elif store.campaign(child)["status"] == "done":
             total.reused += len(store.runs(child))
             continue
         console.note(f"[{i}/{len(params['sweeps'])}] {params['study']} {sweep['label']}: "

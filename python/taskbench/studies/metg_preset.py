@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from taskbench import units
+
 # Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds (registry
 # key `heavy`): in --quick their sweeps run this many times fewer timesteps, in a campaign of their
 # own (printed, and stored).
@@ -48,9 +50,9 @@ class MetgStudy:
     kind: str = field(default="metg", init=False)
 
     # The report's study section (report_studies.py) asks every preset for these three.
-    def table(self, result) -> tuple[list[str], list[list]]:
+    def table(self, result, figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
         from taskbench.studies import metg_results
-        return metg_results.table(result, self.parameter)
+        return metg_results.table(result, self.parameter, figures)
 
     def findings(self, result) -> list[str]:
         from taskbench.studies import metg_results

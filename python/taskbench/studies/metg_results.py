@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from taskbench import units
 from taskbench.measure.analysis import CampaignAnalysis, analyze
-from taskbench.measure.metg import UNRELIABLE_MARK
+from taskbench.measure.metg import UNRELIABLE_MARK, refusal
 
 
 @dataclass
@@ -28,9 +28,7 @@ class MetgCell:
         return UNRELIABLE_MARK if self.unreliable else ""
 
     def refusal(self, system: str, where: str, conclusion: str) -> str:
-        """The line in place of a conclusion not drawn from this unreliable METG."""
-        return (f"{system}: no {conclusion}: its METG {where} is unreliable ({self.unreliable}); "
-                "--allow-unreliable draws it anyway")
+        return refusal(system, where, conclusion, self.unreliable)
 
 
 @dataclass
@@ -99,8 +97,10 @@ def child_campaigns(campaign: dict) -> list[str]:
     return [s["campaign"] for s in campaign["params"].get("sweeps", [])]
 
 
-def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list]]:
-    """METG per system (rows) per value of the parameter (columns)."""
+def table(result: MetgStudyResult, parameter: str,
+          figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
+    """METG per system (rows) per value of the parameter (columns); raw figures: seconds, and an
+    unreliable one still marked."""
     values = result.values()
     columns = ["system"] + [f"{parameter} {value}" for value, _ in values]
     rows = []
@@ -109,7 +109,8 @@ def table(result: MetgStudyResult, parameter: str) -> tuple[list[str], list[list
         if system in result.unavailable:
             rows.append([system, cells[0].why_not] + [""] * (len(values) - 1))
             continue
-        rows.append([system] + [(c.text if c.seconds is not None else c.why_not) + c.mark for c in cells])
+        rows.append([system] + [f"{figures.seconds(c.seconds) if figures.raw else c.text}{c.mark}"
+                                if c.seconds is not None else c.why_not + c.mark for c in cells])
     return columns, rows
 
 

@@ -51,12 +51,12 @@ class StudyResult:
         return [system for system in self.systems if self.roles.get(system) == role]
 
     def points(self) -> list[dict]:
-        seen, out = set(), []
-        for planned in self.grid:
-            if point_key(planned.point) not in seen:
-                seen.add(point_key(planned.point))
-                out.append(planned.point)
-        return out
+        """The grid's points, each once, in grid order."""
+        return list({point_key(planned.point): planned.point for planned in self.grid}.values())
+
+    def axis(self, coordinate: str) -> list:
+        """The values one coordinate of the grid's points takes (every -iter, say), sorted."""
+        return sorted({point[coordinate] for point in self.points()})
 
     @functools.cached_property
     def _tries(self) -> dict[tuple, list[dict]]:

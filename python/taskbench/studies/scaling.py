@@ -50,7 +50,7 @@ QUICK = Shape(steps=1000, iterations=(1 << 10, 1 << 16))
 
 
 def core_counts(available: int) -> list[int]:
-    """1, 2, 4, ... up to the cores available, which is always included."""
+    """1, 2, 4, ... up to the cores (or, across hosts, the hosts) available, which is always included."""
     counts, c = [], 1
     while c < available:
         counts.append(c)
@@ -73,16 +73,11 @@ def grid(systems: list[str], quick: bool, reps: int, available: int | None = Non
             for rep in range(reps) for point in points for system in systems]
 
 
-def host_counts(cluster) -> list[int]:
-    """1, 2, 4, ... up to the description's hosts, which is always included."""
-    return core_counts(len(cluster))
-
-
 def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[PlannedRun]:
     """--hosts: the same runs over the first 1, 2, 4, ... N hosts, every core of each busy (the
     paper's nodes). Weak: one column per core of the hosts used; strong: one per core of all N."""
     shape = QUICK if quick else FULL
-    used = {n: sum(h.cores for h in cluster.hosts[:n]) for n in host_counts(cluster)}
+    used = {n: sum(h.cores for h in cluster.hosts[:n]) for n in core_counts(len(cluster))}
     points = [({"mode": m, "iter": it, "cores": used[n]}, n) for m in MODES for it in shape.iterations for n in used]
     return [PlannedRun(system, point, rep, tuple(flags(shape, point, cluster.cores)), False, point["cores"], n)
             for rep in range(reps) for point, n in points for system in systems]
@@ -93,7 +88,7 @@ def hosts_metg_sweeps(quick: bool, cluster) -> list[Sweep]:
     from taskbench.launch.hosts_file import first_hosts
     from taskbench.measure.campaign import hosts_params
     sweeps = []
-    for n in host_counts(cluster):
+    for n in core_counts(len(cluster)):
         hosts = first_hosts(cluster, n)
         sweeps.append(Sweep(hosts.cores, f"hosts{n}", {"pattern": "stencil_1d", "width": hosts.cores,
                                                        "hosts": hosts_params(hosts)}))
@@ -227,11 +222,11 @@ def efficiency_column(result: StudyResult, cores: int) -> str:
 
 
 def _axis(result: StudyResult) -> tuple[list[int], list[int]]:
-    points = result.points()
-    return sorted({p["iter"] for p in points}), sorted({p["cores"] for p in points})
+    return result.axis("iter"), result.axis("cores")
 
 
-def table(result: StudyResult) -> tuple[list[str], list[list]]:
+def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[list]]:
+    """figures: units.Figures, raw for -q."""
     iterations, counts = _axis(result)
     columns = (["measure", "-iter", "system"] + [f"on {column(result, c)}" for c in counts]
                + [efficiency_column(result, c) for c in counts[1:]])
@@ -244,9 +239,9 @@ def table(result: StudyResult) -> tuple[list[str], list[list]]:
                                 + [""] * (len(columns) - 4))
                     continue
                 best = {c: result.best(system, {"mode": mode, "iter": it, "cores": c}) for c in counts}
-                times = [cell(best[c]) or units.seconds(best[c]["elapsed_seconds"]) for c in counts]
+                times = [cell(best[c]) or figures.seconds(best[c]["elapsed_seconds"]) for c in counts]
                 effs = [efficiency(mode, c / counts[0], best[counts[0]], best[c]) for c in counts[1:]]
-                rows.append([mode, it, system, *times, *[f"{e:.0%}" if e is not None else "—" for e in effs]])
+                rows.append([mode, it, system, *times, *[figures.percent(e) if e is not None else "—" for e in effs]])
     return columns, rows + metg_rows(result, counts, len(counts) - 1)
 
 

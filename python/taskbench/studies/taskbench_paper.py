@@ -33,82 +33,55 @@ def default_systems(registry) -> list[str]:
     return [s.name for s in registry.defaults()]
 
 
-def _systems_sweeps(quick: bool, cores: int) -> list[Sweep]:
-    return [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})]
-
-
-def _published_systems() -> list:
+def _paper():
+    """The paper's published figures (taskbench.reference.published), read only when drawn."""
     from taskbench.reference import published
-    return published.metg_at({"stencil_1d": ("stencil_1d", 1)})
+    return published
 
 
 SYSTEMS = MetgStudy(
     name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
     figure_number="Fig. 9a",
     paper=f"{TASK_BENCH}, Figs. 7 and 9a: METG(50%) from 390 ns (MPI) to seconds (Spark) on one Cori node",
-    parameter="pattern", default_systems=every_system, sweeps=_systems_sweeps, categorical=True,
-    full_minutes="~1 min per system (estimated, 3 repetitions)", published=_published_systems)
+    parameter="pattern", default_systems=every_system, categorical=True,
+    sweeps=lambda quick, cores: [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})],
+    full_minutes="~1 min per system (estimated, 3 repetitions)",
+    published=lambda: _paper().metg_at({"stencil_1d": ("stencil_1d", 1)}))
 
 RADICES = (0, 1, 3, 5, 7, 9)
-
-
-def _dependency_sweeps(quick: bool, cores: int) -> list[Sweep]:
-    return [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE}) for r in RADICES]
-
-
-def _published_dependencies() -> list:
-    from taskbench.reference import published
-    return published.metg_vs_radix(RADICES)
-
-
 DEPENDENCIES = MetgStudy(
     name="dependencies", title="METG(50%) vs dependencies per task, nearest (paper Fig. 10)",
     figure_number="Fig. 10",
     paper=f"{TASK_BENCH}, Fig. 10: METG grows 0.82x to 250x (mean 21x) from 0 to 3 dependencies",
-    parameter="radix", default_systems=default_systems, sweeps=_dependency_sweeps,
-    full_minutes="~30 min (estimated)", published=_published_dependencies)
+    parameter="radix", default_systems=default_systems,
+    sweeps=lambda quick, cores: [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE})
+                                 for r in RADICES],
+    full_minutes="~30 min (estimated)", published=lambda: _paper().metg_vs_radix(RADICES))
 
 PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
             ("spread", 5), ("random_nearest", 5))
-
-
-def _pattern_sweeps(quick: bool, cores: int) -> list[Sweep]:
-    return [Sweep(f"{p} r{r}" if r else p, f"{p}{r or ''}", {"pattern": p, "radix": r, "width": WIDE})
-            for p, r in PATTERNS]
-
-
-def _published_patterns() -> list:
-    """The paper's Fig. 9a-c at 1 node (its nearest and spread have 5 dependencies per task) and fft."""
-    from taskbench.reference import published
-    return published.metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1), "nearest r5": ("nearest", 1),
-                              "spread r5": ("spread", 1)})
-
-
 PATTERNS_STUDY = MetgStudy(
     name="patterns", title="METG(50%) per dependence pattern (paper Fig. 9a-c, patterns of Fig. 1)",
     figure_number="Fig. 9a-c",
     paper=f"{TASK_BENCH}, Fig. 9a-c: stencil, nearest (5 deps) and spread (5 deps) at 1-256 nodes",
-    parameter="pattern", default_systems=default_systems, sweeps=_pattern_sweeps, categorical=True,
-    full_minutes="~35 min (estimated)", published=_published_patterns)
+    parameter="pattern", default_systems=default_systems, categorical=True,
+    sweeps=lambda quick, cores: [Sweep(f"{p} r{r}" if r else p, f"{p}{r or ''}",
+                                       {"pattern": p, "radix": r, "width": WIDE}) for p, r in PATTERNS],
+    full_minutes="~35 min (estimated)",
+    # The paper's Fig. 9a-c at 1 node (its nearest and spread have 5 dependencies per task) and fft.
+    published=lambda: _paper().metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1),
+                                        "nearest r5": ("nearest", 1), "spread r5": ("spread", 1)}))
 
 GRAPHS = (1, 2, 4)
-
-
-def _graph_sweeps(quick: bool, cores: int) -> list[Sweep]:
-    return [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g}) for g in GRAPHS]
-
-
-def _published_graphs() -> list:
-    from taskbench.reference import published
-    return published.metg_at({1: ("nearest", 1), 4: ("nearest", 4)})
-
-
 GRAPHS_STUDY = MetgStudy(
     name="graphs", title="METG(50%) vs concurrent task graphs, nearest r5 (paper Fig. 9d)",
     figure_number="Fig. 9d",
     paper=f"{TASK_BENCH}, Fig. 9d: 4 identical nearest graphs at once (task parallelism to overlap)",
-    parameter="graphs", default_systems=default_systems, sweeps=_graph_sweeps,
-    full_minutes="~20 min (estimated)", published=_published_graphs)
+    parameter="graphs", default_systems=default_systems,
+    sweeps=lambda quick, cores: [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g})
+                                 for g in GRAPHS],
+    full_minutes="~20 min (estimated)",
+    published=lambda: _paper().metg_at({1: ("nearest", 1), 4: ("nearest", 4)}))
 
 OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
 OUTPUT_BYTES_QUICK = (16, 1024, 65536)
@@ -127,9 +100,8 @@ COMMUNICATION_NODES = 64  # the paper's Fig. 11
 
 def _published_communication() -> list:
     """The paper's Fig. 11 runs (spread, 4 graphs) at 64 Cori nodes: its METG per output size."""
-    from taskbench.reference import published
     return [(f"{label}, {COMMUNICATION_NODES} nodes, 4 graphs", points) for label, points in
-            published.metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES)]
+            _paper().metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES)]
 
 
 COMMUNICATION = MetgStudy(
