@@ -6,6 +6,7 @@ import functools
 import os
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from taskbench import provenance
 from taskbench.console import Console
@@ -25,6 +26,7 @@ class Context:
     # Set by the commands that only read the store, before they first use it: it is then opened
     # read-only (it may be a file that no one may write) and nothing is created or upgraded.
     read_only: bool = False
+    made_folder: Path | None = None  # the topmost folder made for the store, removed with it if empty
 
     @functools.cached_property
     def layout(self) -> Layout:
@@ -37,9 +39,9 @@ class Context:
     @functools.cached_property
     def store(self) -> Store:
         if not self.read_only:  # a reader never creates anything: a missing store is its one line
-            self._made_folder = make_parents(self.db_path, "--db")
-            if self._made_folder:
-                self.console.note(f"made the folder {self._made_folder} for the store {self.db_path}")
+            self.made_folder = make_parents(self.db_path, "--db")
+            if self.made_folder:
+                self.console.note(f"made the folder {self.made_folder} for the store {self.db_path}")
         return Store(self.db_path, read_only=self.read_only)
 
     def close(self) -> None:
@@ -48,9 +50,8 @@ class Context:
         if "store" not in self.__dict__:
             return
         self.store.close()
-        made = getattr(self, "_made_folder", None)
-        if made and not self.store.path.exists():
-            remove_made_folders(self.store.path.parent, made)
+        if self.made_folder and not self.store.path.exists():
+            remove_made_folders(self.store.path.parent, self.made_folder)
 
     @functools.cached_property
     def git_revision(self) -> str | None:

@@ -30,7 +30,7 @@ def published_metgs(results: dict | None, raw: bool = False) -> str:
     cells = []
     for system, r in results.get("systems", {}).items():
         low, high = r.get("interval_seconds") or [None, None]
-        figure = ("no METG" if not r.get("metg_seconds") else f"{r['metg_seconds']:.4g}" if raw
+        figure = ("no METG" if not r.get("metg_seconds") else r["metg_seconds"] if raw
                   else units.seconds_interval(r["metg_seconds"], low, high))
         cells.append(f"{system} {figure}" + ("" if r.get("reliable", True) else UNRELIABLE_MARK))
     return ", ".join(cells)

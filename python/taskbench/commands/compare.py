@@ -49,17 +49,12 @@ def ratio_range(a, b) -> tuple[float, float | None, float | None]:
     return b.seconds / a.seconds, b.low / a.high, b.high / a.low
 
 
-def ratio_text(a, b) -> tuple[str, str]:
+def ratio_text(ratio: float, low: float | None, high: float | None) -> tuple[str, str]:
     """("1.05x (0.97-1.14)", "differ" | "not told apart" | "—"): B/A with the range the two
-    intervals allow; told apart only where that range excludes 1."""
-    ratio, low, high = ratio_range(a, b)
+    intervals allow (ratio_range); told apart only where that range excludes 1."""
     if low is None:
         return f"{ratio:.2f}x", "— (no interval)"
-    return f"{ratio:.2f}x ({low:.2f}–{high:.2f})", told_apart(low, high)
-
-
-def told_apart(low: float, high: float) -> str:
-    return "differ" if low > 1 or high < 1 else "not told apart"
+    return f"{ratio:.2f}x ({low:.2f}–{high:.2f})", "differ" if low > 1 or high < 1 else "not told apart"
 
 
 def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tuple[list[list], list[str]]:
@@ -71,8 +66,8 @@ def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tup
         ca, cb = a.curves.get(name), b.curves.get(name)
         ratio, apart, numbers = "—", "—", [None] * 3
         if ca and cb and ca.summary.seconds and cb.summary.seconds:
-            ratio, apart = ratio_text(ca.summary, cb.summary)
             numbers = list(ratio_range(ca.summary, cb.summary))
+            ratio, apart = ratio_text(*numbers)
             unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
                       if c.summary.unreliable]
             if unsure and allow_unreliable:
