@@ -16,6 +16,7 @@ APT_PACKAGES=(
   slurm-wlm munge                                   # its Slurm (test-cluster.sh up N --slurm; tests/slurm)
   chromium                                          # the report test renders the HTML page headless
   valgrind                                          # instructions per task (tests/e2e/test_native_instruction_count.py)
+  libsimgrid-dev                                    # the MPI systems' SMPI builds on simulated platforms (docs/simulation.md)
   python3 python3-pip python3-venv
 )
 

@@ -161,6 +161,18 @@ void App::add_report_json(const std::string& key, const std::string& json_value)
   impl_->system_report.emplace_back(key, json_value);
 }
 
+std::string App::charge_kernels_as_flops(FlopCharge charge) {
+  for (const TaskGraph& g : impl_->graphs) {
+    const kernel_type_t k = g.kernel().type;
+    if (k != EMPTY && k != COMPUTE_BOUND && k != COMPUTE_BOUND2 && k != LOAD_IMBALANCE && k != COMPUTE_DGEMM)
+      return std::string("-kernel ") + kernel_name(k) + ": a simulated run charges each task's FLOPs, and " +
+             "this kernel's work is not FLOPs (empty, compute_bound, compute_bound2, load_imbalance or " +
+             "compute_dgemm)";
+  }
+  run_switches.charge_flops = charge;
+  return "";
+}
+
 long long App::local_executed(long graph_index) const {
   long long total = 0;
   for_each_thread_state([&](ThreadState& s) {

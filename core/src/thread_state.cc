@@ -20,6 +20,7 @@ States& prepared() {  // built by the main thread, handed out on first use
 }  // namespace
 
 RunSwitches run_switches;
+TASKBENCH_CONSTINIT thread_local ThreadState* current_thread_state TASKBENCH_TLS_MODEL = nullptr;
 
 void prepare_thread_states(size_t count, size_t graphs) {
   std::lock_guard<std::mutex> guard(registry_lock);

@@ -49,10 +49,30 @@ struct alignas(OwnLines<char>::kBytes) ThreadState {  // own lines too: -trace w
 void prepare_thread_states(size_t count, size_t graphs);
 ThreadState& register_thread_state();
 
+// This thread's block, at namespace scope: a static of the inline function below would be a GNU
+// "unique" symbol, which the dynamic linker binds once per process, and SimGrid loads one copy
+// of the program per simulated rank into one process (docs/simulation.md): every rank counted
+// into the first rank's block. Constant-initialized, so that reading it needs no TLS wrapper call.
+// Its TLS model: the linker makes it an offset from the thread pointer in an executable; in the
+// shared library (TASKBENCH_TLS_INITIAL_EXEC) initial-exec keeps it one (no __tls_get_addr per
+// task). Not in every shared object: SimGrid loads as many copies of a simulated program as it
+// has ranks, and initial-exec variables of a loaded object come out of a small static TLS block
+// ("cannot allocate memory in static TLS block" beyond a few ranks, measured).
+#if defined(__clang__)
+#define TASKBENCH_CONSTINIT __attribute__((require_constant_initialization))
+#else
+#define TASKBENCH_CONSTINIT __constinit
+#endif
+#if defined(TASKBENCH_TLS_INITIAL_EXEC)
+#define TASKBENCH_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define TASKBENCH_TLS_MODEL
+#endif
+extern TASKBENCH_CONSTINIT thread_local ThreadState* current_thread_state TASKBENCH_TLS_MODEL;
+
 inline ThreadState& this_thread_state() {
-  static thread_local ThreadState* state __attribute__((tls_model("initial-exec"))) = nullptr;
-  if (__builtin_expect(state == nullptr, 0)) state = &register_thread_state();
-  return *state;
+  if (__builtin_expect(current_thread_state == nullptr, 0)) current_thread_state = &register_thread_state();
+  return *current_thread_state;
 }
 
 // Visits every thread's block (call only while no task runs).
@@ -67,6 +87,8 @@ struct RunSwitches {
   // are its raylet's children): a failed validation throws ValidationFailure (validate.h),
   // which the binding hands to the engine as the task's error, instead of ending the process.
   bool validation_throws = false;
+  // Set on a simulated platform (App::charge_kernels_as_flops): kernels are charged, not run.
+  void (*charge_flops)(double flops) = nullptr;
 };
 extern RunSwitches run_switches;
 

@@ -221,6 +221,8 @@ def inject(system, fault: Fault, db: Path, build_dir: str | None = None) -> Verd
     argv += ["run", "--timeout", f"{fault.timeout:g}", "--campaign", campaign, system.name, *fault.graph_flags]
     if system.is_mpi:
         argv += ["--ranks", str(MPI_RANKS)]  # the layout the tasks above are chosen for, on any machine
+    elif system.launcher == "smpirun":  # its ranks on the test platform's first node
+        argv += ["--simulate", "small", "--ranks", str(MPI_RANKS)]
     switches = {"TASKBENCH_FAULT": fault.spec, PROBE_VARIABLE: probe}
     if getattr(system, "standin", False):
         switches[gpu.STANDIN_VARIABLE] = str(system.binary_path.parent)

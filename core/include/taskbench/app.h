@@ -76,6 +76,13 @@ class App {
   long long local_last_row_checked(long graph_index) const;
   // Adds a system-specific member (valid JSON text) to the report's "system_report".
   void add_report_json(const std::string& key, const std::string& json_value);
+  // For a simulated platform (docs/simulation.md): no task runs its kernel; each hands its
+  // exact FLOP count (docs/spec.md §2) to `charge` instead, which charges them to the simulated
+  // core. Everything else a task does (validation, its output) still happens. Returns "", or
+  // why not (a graph whose kernel's work is not FLOPs: busy_wait, the memory and I/O kernels),
+  // for the system to end the run with, as it ends a run (MPI ranks together).
+  using FlopCharge = void (*)(double flops);
+  std::string charge_kernels_as_flops(FlopCharge charge);
 
   // Checks every task ran once and every output of each graph's last timestep was checked
   // once, prints the summary lines, writes -json and -trace.

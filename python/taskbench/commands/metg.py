@@ -15,8 +15,9 @@ from __future__ import annotations
 import shlex
 
 from taskbench import provenance, report, units
-from taskbench.commands.options import (add_launch_options, count, non_negative, percentage, percentage_or_zero,
-                                       positive_int)
+from taskbench.commands import metg_simulated
+from taskbench.commands.options import (add_launch_options, add_simulate_options, count, non_negative, percentage,
+                                       percentage_or_zero, positive_int, simulated_nodes)
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
                               EXIT_USAGE, UserError)
 from taskbench.launch.hosts import cluster_from
@@ -52,16 +53,17 @@ def add_parser(subparsers, common):
     p.add_argument("--scratch", type=count, help="scratch bytes per task (memory kernels have a default)")
     p.add_argument("--flags", default="", help="more Task Bench flags for every run, e.g. \"-output 64\"")
     p.add_argument("--threshold", type=percentage, default=50.0, help="efficiency threshold in percent (50)")
-    p.add_argument("--reps", type=positive_int, default=3, help="repetitions of the whole curve (3)")
-    p.add_argument("--tries", type=positive_int, default=3,
-                   help="runs of a size near the threshold per repetition; the fastest counts (3)")
+    p.add_argument("--reps", type=positive_int,
+                   help="repetitions of the whole curve (3; simulated: 1, every repetition the same)")
+    p.add_argument("--tries", type=positive_int,
+                   help="runs of a size near the threshold per repetition; the fastest counts (3; simulated: 1)")
     p.add_argument("--start-iter", type=positive_int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
     p.add_argument("--refine", type=count, default=3, help="sizes added inside each bracketing step (3)")
     p.add_argument("--max-interval", type=percentage, default=10.0,
                    help="mark a METG unreliable when its 95%% interval's half-width exceeds this percent of it (10)")
-    p.add_argument("--target-interval", type=percentage_or_zero, default=5.0,
+    p.add_argument("--target-interval", type=percentage_or_zero,
                    help="add repetitions of the sizes around each crossing until the METG's 95%% interval is within "
-                        "this percent of it (5; 0: add none)")
+                        "this percent of it (5; 0: add none; simulated: 0)")
     p.add_argument("--interval-budget", type=non_negative, default=2.0,
                    help="the time those added repetitions may take, as a multiple of the sweep's own runs' (2)")
     p.add_argument("--metg-method", choices=METG_METHODS, default="fit",
@@ -72,6 +74,7 @@ def add_parser(subparsers, common):
                    help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (its interval too wide, the runs it was "
                         "read from disturbed, or no METG while other processes disturbed the runs)")
     add_launch_options(p, 120.0, "; --width defaults to their cores")
+    add_simulate_options(p, node_counts=True)
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")
@@ -123,18 +126,27 @@ def _params(args, ctx) -> SweepParams:
     externals = externals_from_specs(args.external)
     cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
     hosts = None if cluster is None else campaign.hosts_params(cluster)
+    simulation = getattr(args, "simulation", None)  # metg_simulated.py: one node count's
+    cores = cluster.cores if cluster is not None else provenance.available_cores()
+    once = simulation is not None  # deterministic: a repetition, a try, no added repetitions
     return SweepParams(
-        systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel, steps=args.steps,
-        width=args.width or (cluster.cores if cluster is not None else provenance.available_cores()),
-        radix=args.radix,
-        threshold=args.threshold / 100, reps=args.reps, tries=args.tries, start_iter=args.start_iter or info.start_iter,
+        systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel,
+        steps=args.steps, width=args.width or (simulation.cores if once else cores), radix=args.radix,
+        threshold=args.threshold / 100,
+        reps=args.reps or (1 if once else 3), tries=args.tries or (1 if once else 3),
+        start_iter=args.start_iter or info.start_iter,
         refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
         timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
-        max_interval=args.max_interval / 100, target_interval=args.target_interval / 100,
-        interval_budget=args.interval_budget, hosts=hosts, metg_method=args.metg_method)
+        max_interval=args.max_interval / 100,
+        target_interval=(args.target_interval if args.target_interval is not None else 0.0 if once else 5.0) / 100,
+        interval_budget=args.interval_budget, hosts=hosts, metg_method=args.metg_method,
+        simulation=simulation.params() if simulation is not None else None)
 
 
 def main(args, ctx) -> int:
+    simulated_nodes(args, None)  # refuses --nodes without --simulate
+    if args.simulate:
+        return metg_simulated.main(args, ctx, sweep_one)
     html = args.html or (DEFAULT_HTML if args.default else None)
     if html:
         report.check_html_path(html, ctx.console)
@@ -155,6 +167,18 @@ def main(args, ctx) -> int:
                                       reference_nodes=(args.reference_nodes or [1]) if args.reference else None)
         ctx.console.note(f"report: {written}")
     return _exit_status(ctx, analysis, stats, args.strict)
+
+
+def sweep_one(args, ctx):
+    """One campaign opened, swept, shown and stored (a node count's, under --simulate): its
+    analysis and the exit status it calls for; no trace, no report."""
+    name, params, _ = _open(args, ctx)
+    stats = _sweep(ctx, name, params)
+    analysis = analyze(ctx.store, name)
+    _show(ctx, analysis)
+    _publish(ctx.store, name, analysis)
+    _warn_about_results(ctx, analysis, stats)
+    return analysis, _exit_status(ctx, analysis, stats, args.strict)
 
 
 def _open(args, ctx) -> tuple[str, SweepParams, bool]:

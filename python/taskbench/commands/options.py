@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from taskbench.errors import EXIT_USAGE, UserError
+
 
 def _number(kind, least: float, strict: bool, says: str):
     def parse(text: str):
@@ -57,3 +59,30 @@ def add_launch_options(p, timeout: float, hosts_default: str = "") -> None:
     p.add_argument("--hosts", metavar="FILE",
                    help="run across the hosts of this cluster description, or `slurm`: the allocation's nodes "
                         f"(docs/clusters.md; default: $TASKBENCH_HOSTS, else this machine alone){hosts_default}")
+
+
+def add_simulate_options(p, node_counts: bool) -> None:
+    """--simulate and --nodes of `run` (one node count) and `metg` (a list, a campaign each)."""
+    p.add_argument("--simulate", metavar="PLATFORM",
+                   help="run an MPI system's SimGrid build on this simulated platform: a shipped one (cori, small) "
+                        "or a SimGrid platform file (docs/simulation.md)")
+    if node_counts:
+        p.add_argument("--nodes", type=node_list, metavar="N,N,...",
+                       help="with --simulate: the node counts, a campaign each (1); --width defaults to their cores")
+    else:
+        p.add_argument("--nodes", type=positive_int, help="with --simulate: the nodes the run spans (1)")
+
+
+def simulated_nodes(args, default):
+    """--nodes, which only a simulated platform has (real hosts: --hosts), else `default`."""
+    if args.nodes is not None and not args.simulate:
+        raise UserError("--nodes goes with --simulate PLATFORM (real hosts: --hosts FILE)", EXIT_USAGE)
+    return default if args.nodes is None else args.nodes
+
+
+def node_list(text: str) -> list[int]:
+    """"1,2,4": positive whole numbers, each once, in the order given."""
+    counts = [positive_int(part) for part in text.split(",")]
+    if len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"{text}: a node count given twice")
+    return counts

@@ -10,7 +10,9 @@ import subprocess
 import sys
 
 from taskbench import launch, units
-from taskbench.commands.options import add_launch_options
+from taskbench.commands.metg_simulated import simulated_systems
+from taskbench.launch.simulated_platform import Simulation, find
+from taskbench.commands.options import add_launch_options, add_simulate_options, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.hosts import cluster_from
@@ -24,7 +26,7 @@ from taskbench.report.tables import per_host
 
 # Harness options of `run` that take a value / that take none (the splitter needs to know).
 OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--threads-per-rank", "--launcher", "--hosts",
-                      "--campaign", "--db", "--build-dir"}
+                      "--campaign", "--db", "--build-dir", "--simulate", "--nodes"}
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 # After SYSTEM, these ask the system for its flags.
 HELP_FLAGS = {"-h", "--help"}
@@ -64,6 +66,7 @@ def add_parser(subparsers, common):
                    help="run a command that takes the Task Bench flags and prints the original "
                         "summary lines, counted as CORES cores (docs/harness.md)")
     add_launch_options(p, 600.0)
+    add_simulate_options(p, node_counts=False)
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
     p.add_argument("--breakdown", action="store_true",
                    help="ask the system for its work/overhead/idle/discovery breakdown "
@@ -84,7 +87,10 @@ def _system_name(args, ctx) -> str:
 
 def main(args, ctx) -> int:
     # One run, stored as it went: on the CUDA stand-in too (the fault matrix), never a METG.
-    system = ctx.registry.require_available(_system_name(args, ctx), figures=False)
+    name = _system_name(args, ctx)
+    if args.simulate:  # the system's SimGrid build (`run mpi_p2p --simulate small` runs mpi_p2p_smpi)
+        name = simulated_systems(ctx.registry, [name])[0]
+    system = ctx.registry.require_available(name, figures=False)
     if HELP_FLAGS & set(args.system_flags):
         return system_help(system, args)
     if args.breakdown:
@@ -97,6 +103,8 @@ def main(args, ctx) -> int:
               "threads_per_rank": args.threads_per_rank, "launcher": args.launcher, "breakdown": args.breakdown}
     if cluster is not None:
         params["hosts"] = campaign.hosts_params(cluster)
+    if options.simulation is not None:
+        params["simulation"] = options.simulation.params()
     if system.standin:
         params["cuda_standin"] = system.note
     try:
@@ -114,7 +122,9 @@ def main(args, ctx) -> int:
 
 def _launch_options(args) -> LaunchOptions:
     cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
-    return LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster)
+    nodes = simulated_nodes(args, 1)
+    simulation = Simulation(find(args.simulate), nodes) if args.simulate else None
+    return LaunchOptions(args.ranks, args.threads_per_rank, args.launcher, cluster=cluster, simulation=simulation)
 
 
 def system_help(system, args) -> int:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import (charmrun, dask_cluster, external, local, loopback, mpirun, parsl_pools, ray_cluster,
-                              spark_cluster, srun)
+                              smpirun, spark_cluster, srun)
 from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
 # A launcher's name is its module's, where its code is; a cluster launcher's module is named for
 # its starter program, the name less `_cluster` (dask_cluster.py: the `dask` launcher).
 LAUNCHERS = {module.__name__.rpartition(".")[2].removesuffix("_cluster"): module
              for module in (local, mpirun, srun, dask_cluster, loopback, spark_cluster, external, parsl_pools,
-                            charmrun, ray_cluster)}
+                            charmrun, ray_cluster, smpirun)}
 MPI_LAUNCHERS = ("mpirun", "srun")
 # The launchers that can spread a run over a cluster description's hosts (--hosts).
 ACROSS_HOSTS = tuple(name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False))
@@ -45,6 +45,9 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         raise UserError(f"--launcher srun: '{system.name}' is not an MPI system: it runs across a Slurm "
                         "allocation's hosts (run it inside salloc or sbatch), or on this machine without "
                         "--launcher", EXIT_USAGE)
+    if options.simulation is not None and system.launcher != smpirun.LAUNCHER:
+        raise UserError(f"--simulate: {system.name} runs on this machine's cores; a simulated platform runs the "
+                        "MPI systems' SimGrid builds (`taskbench systems` lists them, launcher smpirun)", EXIT_USAGE)
     launcher = options.launcher if is_mpi and options.launcher else system.launcher
     if launcher not in LAUNCHERS:
         raise UserError(f"system '{system.name}': unknown launcher '{system.launcher}'", EXIT_USAGE)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskbench.launch.hosts_file import Cluster
+from taskbench.launch.simulated_platform import Simulation
 
 # The build's helper programs (cluster starters, the hosts' remote-shell agent): not systems, so
 # not in bin/ but beside it, in the build and when installed (cmake/TaskbenchPython.cmake).
@@ -21,6 +22,8 @@ class LaunchOptions:
     launcher: str | None = None  # --launcher: srun instead of mpirun for an MPI system
     cluster: Cluster | None = None  # --hosts: the hosts the run spans (None: this machine)
     extra_env: dict[str, str] = field(default_factory=dict)
+    simulation: Simulation | None = None  # --simulate and --nodes: a simulated platform's nodes
+    run_dir: Path | None = None  # the run's own folder, removed after it (a launcher's files)
 
 
 @dataclass
@@ -30,6 +33,9 @@ class LaunchPlan:
     set_env: dict[str, str]  # what the harness added on top of its own environment (provenance)
     ranks: int = 1
     threads_per_rank: int | None = None
+    # The launcher is a shell script that waits for its program and exits 128+N when it dies of
+    # signal N (smpirun): the run's status is the program's death, not that number.
+    shell_status: bool = False
 
 
 def base_environment(system, options: LaunchOptions) -> dict[str, str]:

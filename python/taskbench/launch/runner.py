@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -239,7 +239,7 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         report_path = Path(tmp) / "report.json"
         # An external command (another suite's port) does not know -json: its summary lines count.
         json_flags = [] if system.external else ["-json", str(report_path)]
-        launch = plan(system, [*flags, *json_flags], options)
+        launch = plan(system, [*flags, *json_flags], replace(options, run_dir=Path(tmp)))
         is_mpi = system.launcher in MPI_LAUNCHERS  # --launcher picks only an MPI system's launcher
         # Not in set_env: neither is provenance, and both change with every run. The launch's
         # marker finds its processes at a timeout; the harness's, when the harness is gone.
@@ -258,6 +258,8 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         finally:
             if watch is not None:
                 watch.close()
+    if options.simulation is not None:  # simulated time: other processes cannot slow it down
+        outcome.background_load = outcome.background_cpu_seconds = None
     if system.external:
         _count_external(outcome, system.cores)
     if options.cluster is not None:
@@ -335,7 +337,12 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     elif outcome.status != "timeout" and proc.returncode != 0:
         if watch is not None:
             watch.stop()  # the launch has ended: every rank's end is known
-        outcome.status, outcome.reason = _classify(proc.returncode, stderr, stdout, watch, cluster)
+        code, said = proc.returncode, stderr
+        if launch.shell_status and code > 128:
+            code = 128 - code  # a signal's number, negative, as a program killed by it
+            # without the shell's own line about it ("Killed"): not the program's words
+            said = "\n".join(line for line in stderr.splitlines() if line.strip() != signal.strsignal(-code))
+        outcome.status, outcome.reason = _classify(code, said, stdout, watch, cluster)
         if is_mpi and outcome.status == "validation":
             # A rank printed the core's validation line and ended with its status 3; the
             # launcher's own code depends on the order its clean-up saw the ranks end (Hydra

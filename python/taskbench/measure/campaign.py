@@ -21,6 +21,7 @@ from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import SweepParams, run_key
 from taskbench.measure.sweep_plan import Planner
+from taskbench.launch.simulated_platform import Simulation
 from taskbench.store.records import make_record
 
 
@@ -59,6 +60,10 @@ def create(store, name: str, kind: str, params: dict, git_revision: str | None) 
     if cluster is not None:
         machine["hosts"] = list(host_facts.described(cluster))
         machine_id = provenance.cluster_id(machine["hosts"])
+    simulation = params.get("simulation")
+    if simulation:  # the simulated machine's: no peak measured here is its 100%
+        machine["simulated"] = simulation
+        machine_id = f"simulated:{simulation['platform']}:{simulation['sha256'][:16]}:{simulation['nodes']}"
     store.create_campaign(name, kind, params, machine, machine_id, git_revision, provenance.harness())
 
 
@@ -183,7 +188,8 @@ class Probes:
         self.last_run_id = max((r["id"] for r in store.runs(name)), default=0)
         self.seconds = 0.0
         self.due = 0.0  # perf_counter time of the next probe
-        self.why_not = ""
+        # A simulated platform's cores are not this machine's: its placement and floor say nothing.
+        self.why_not = "the runs are simulated (docs/simulation.md)" if params.simulation else ""
 
     def before_run(self) -> None:
         if not self.why_not and time.perf_counter() >= self.due:
@@ -232,8 +238,9 @@ def sweep_options(system, params: SweepParams) -> LaunchOptions:
     if params.cores is not None:
         return on_cores(system, params.cores, params.launcher)
     cluster = cluster_of(params.to_dict())
+    simulation = Simulation.from_params(params.simulation) if params.simulation else None
     return LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher,
-                         cluster=cluster)
+                         cluster=cluster, simulation=simulation)
 
 
 def run_sweep(store, registry, name: str, params: SweepParams, console,

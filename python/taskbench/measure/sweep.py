@@ -47,6 +47,9 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
+    # --simulate and --nodes: the simulated platform the runs are on (simulate/platform.py's
+    # Simulation.params: its file, the file's hash, the node count); None: real cores.
+    simulation: dict | None = None
     # How the reported METG is read from the runs (metg.METG_METHODS, measure/estimate.py); "paper"
     # compares a figure with a published one on the same definition. The sweep itself is the same.
     metg_method: str = "fit"

@@ -24,9 +24,15 @@ def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, fl
     return series
 
 
-def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure:
+def _metg_plot(series, xlabel: str, title: str, threshold: float, published=(), log_x: bool = False) -> Figure:
+    """published: [(label, [(x, METG)])], the paper's figures, dashed beside the series."""
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
+    for label, points in published:
+        ax.plot([x for x, _ in points], [m for _, m in points], "--", color="black", marker="x",
+                label=f"{label} (published)")
+    if log_x:  # node counts double from one point to the next, as the paper's Fig. 9 draws them
+        ax.set_xscale("log", base=2)
     for i, (name, points) in enumerate(sorted(series.items())):
         xs = sorted(points)
         med = [points[x][0] for x in xs]
@@ -42,11 +48,12 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float) -> Figure:
     return fig
 
 
-def _planned(name: str, series, xlabel: str, title: str, threshold: float) -> list[tuple[str, Callable]]:
+def _planned(name: str, series, xlabel: str, title: str, threshold: float,
+             published=(), log_x: bool = False) -> list[tuple[str, Callable]]:
     """[(name, draw)] when some system has two points to join, else []."""
     if not any(len(points) >= 2 for points in series.values()):
         return []
-    return [(name, lambda: _metg_plot(series, xlabel, title, threshold))]
+    return [(name, lambda: _metg_plot(series, xlabel, title, threshold, published, log_x))]
 
 
 def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
@@ -64,8 +71,9 @@ def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
     return figures
 
 
-def metg_vs_nodes(analyses) -> list[tuple[str, Callable[[], Figure]]]:
-    """Fig. 9 per group of campaigns of one pattern at several node counts: (name, draw) each."""
+def metg_vs_nodes(analyses, published=None) -> list[tuple[str, Callable[[], Figure]]]:
+    """Fig. 9 per group of campaigns of one pattern at several node counts: (name, draw) each.
+    published(pattern, systems): the paper's series to draw beside these systems', or None."""
     groups = defaultdict(list)
     for a in analyses:
         groups[(a.params.pattern, a.params.kernel, a.params.threshold)].append(a)
@@ -73,6 +81,8 @@ def metg_vs_nodes(analyses) -> list[tuple[str, Callable[[], Figure]]]:
     for (pattern, kernel, threshold), members in groups.items():
         if len({a.nodes for a in members}) < 2:
             continue
-        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}", _metg_series(members, lambda a: a.nodes),
-                            "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold)
+        series = _metg_series(members, lambda a: a.nodes)
+        paper = published(pattern, sorted(series)) if published is not None else []
+        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}", series,
+                            "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold, paper, log_x=True)
     return figures

@@ -87,6 +87,13 @@ def metg_vs_nodes(pattern: str = "stencil_1d") -> list[tuple[str, list[tuple[int
     return [(name, sorted(points)) for name, points in sorted(series.items())]
 
 
+def metg_by_nodes(label: str, pattern: str, graphs: int = 1) -> dict[int, float]:
+    """{nodes: METG(50%)} the paper published for one system (its label, a registry entry's
+    paper_row) on this graph with the compute kernel; {} where it published none."""
+    return {r["nodes"]: r["metg_seconds"] for r in sc20.shipped("compute")
+            if r["label"] == label and r["pattern"] == pattern and r["ngraphs"] == graphs and r["metg_seconds"]}
+
+
 def imbalance_cost(levels, nodes: int = 1) -> list[tuple[str, list[tuple[float, float]]]]:
     """The paper's Fig. 12 (nearest, 5 dependencies, 4 graphs) as the imbalance study measures:
     time per unit of work against the balanced run, here at the largest problem size (where the

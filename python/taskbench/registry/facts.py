@@ -1,5 +1,5 @@
 """The registry keys that are facts the harness's own code asks for, so that no module of it
-names a system: `color`, `heavy`, `killed_worker_reason`, `not_across_hosts`, `peak_probe` and `studies`
+names a system: `color`, `heavy`, `killed_worker_reason`, `not_across_hosts`, `peak_probe`, `simulates` and `studies`
 (docs/adding-a-system.md). Each is checked as its entry is read; the ones that bind entries
 together are checked across them: a file's entries drawn apart, one system per peak probe.
 """
@@ -33,6 +33,9 @@ def check_facts(entry: dict, where: str) -> None:
         raise refuse("not_across_hosts", "must say what the system lacks to run across hosts")
     if entry.get("peak_probe", PEAK_PROBES[0]) not in PEAK_PROBES:
         raise refuse("peak_probe", f"must be {', '.join(map(repr, PEAK_PROBES[:-1]))} or {PEAK_PROBES[-1]!r}")
+    simulates = entry.get("simulates", "x")
+    if not isinstance(simulates, str) or not simulates:
+        raise refuse("simulates", "must name the system this entry is the simulated build of")
     studies = entry.get("studies", {})
     if not isinstance(studies, dict) or not all(isinstance(role, str) and role for role in studies.values()):
         raise refuse("studies", 'must be a table of study = "role", e.g. studies = { imbalance = "tasks" }')

@@ -54,6 +54,9 @@ class System:
     # has a multi-node mode that cannot be had here.
     not_across_hosts: str = ""
     studies: dict[str, str] = field(default_factory=dict)  # study preset -> its role there
+    # The system whose simulated build this is (launcher smpirun): `metg mpi_p2p --simulate cori`
+    # runs the entry that simulates mpi_p2p (docs/simulation.md).
+    simulates: str = ""
     extra: dict = field(default_factory=dict)  # keys this harness does not know (kept, ignored)
     # Filled in by resolve():
     available: bool = False

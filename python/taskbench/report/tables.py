@@ -80,7 +80,17 @@ def notes_below_table(analysis) -> list[str]:
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items()]
-    return lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis)
+    return lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
+
+
+def simulated_lines(analysis) -> list[str]:
+    """On a simulated platform: that its figures are simulated seconds, on what."""
+    simulation = getattr(analysis.params, "simulation", None)
+    if not simulation:
+        return []
+    return [f"SIMULATED: every figure is simulated time on {units.count(simulation['nodes'], 'node')} of platform "
+            f"{simulation['platform']} ({simulation['cores_per_node']} cores each, "
+            f"{units.rate(simulation['core_flops'], 'FLOP/s')} a core), not measured here (docs/simulation.md)"]
 
 
 # The range the test cluster's hosts take (scripts/test-cluster.sh): one machine's cores, shared.
@@ -231,6 +241,9 @@ def campaign_title(analysis) -> str:
         noise = f", BUSY MACHINE ({analysis.busy:.2f} cores of other processes on average)"
     unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
     hosts = f", across {len(p.hosts['hosts'])} hosts" if getattr(p, "hosts", None) else ""
+    simulation = getattr(p, "simulation", None)
+    if simulation:
+        hosts = f", SIMULATED: {units.count(simulation['nodes'], 'node')} of platform {simulation['platform']}"
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide"
             f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}, {definition(p)}{noise}{unfinished}")
 

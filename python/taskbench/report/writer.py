@@ -20,6 +20,8 @@ from taskbench import units
 from taskbench.errors import UserError
 from taskbench.measure.analysis import analyze
 from taskbench.paths import check_writable, make_parents
+from taskbench.reference import published
+from taskbench.registry.catalog import registry_entries
 from taskbench.report.css import CSS
 from taskbench.report.machine_sections import peaks_section, provenance_section
 from taskbench.report.metg_sections import campaign_group, metg_campaign, metg_summary
@@ -65,6 +67,12 @@ def check_html_path(html_path: str | Path, console) -> None:
         raise UserError(f"--html {html_path}: its figures go to {folder}, which is a file")
     if folder.is_dir():
         check_writable(folder / "figure.png", f"--html {html_path}: its figures' folder", console)
+
+
+def _published_series(pattern: str, systems: list[str]) -> list[tuple[str, list]]:
+    """The paper's METG-vs-nodes series of these systems' paper rows (registry `paper_row`)."""
+    rows = {registry_entries()[s].paper_row for s in systems if s in registry_entries()}
+    return [(label, points) for label, points in published.metg_vs_nodes(pattern) if label in rows]
 
 
 def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console,
@@ -118,7 +126,9 @@ def write_report(store, html_path: str | Path, campaign_names: list[str] | None,
     if figures is not None:
         across = [(n, draw, "Fig. 10 style: METG vs dependencies per task")
                   for n, draw in plots.metg_vs_dependencies(analyses)]
-        across += [(n, draw, "Fig. 9 style: METG vs nodes") for n, draw in plots.metg_vs_nodes(analyses)]
+        paper = _published_series if reference_nodes else None
+        across += [(n, draw, "Fig. 9 style: METG vs nodes" + ("; dashed: published (Cori, SC20)" if paper else ""))
+                   for n, draw in plots.metg_vs_nodes(analyses, paper)]
         if across:
             contents.append(("across", "METG across campaigns"))
             body.append("<h2 id='across'>METG across campaigns</h2>")

@@ -57,3 +57,25 @@ function(taskbench_find_mpi_flavor target cache_var)
   set(${target}_FOUND TRUE PARENT_SCOPE)
   set(${target}_REASON "" PARENT_SCOPE)
 endfunction()
+
+# taskbench_find_smpi(<TARGET>): SimGrid's SMPI, the MPI whose ranks run on a simulated platform.
+# What its smpicxx wrapper does, as a target: SMPI's mpi.h, libsimgrid, and a program linked as a
+# shared object (smpirun loads one copy of it per rank, so that each rank has its own globals).
+function(taskbench_find_smpi target)
+  set(${target}_FOUND FALSE PARENT_SCOPE)
+  find_path(TASKBENCH_SMPI_INCLUDE_DIR smpi/smpi.h DOC "the folder that holds SimGrid's smpi/smpi.h")
+  find_library(TASKBENCH_SIMGRID_LIBRARY simgrid DOC "SimGrid's library")
+  find_program(TASKBENCH_SMPIRUN smpirun DOC "SimGrid's smpirun")
+  if(NOT TASKBENCH_SMPI_INCLUDE_DIR OR NOT TASKBENCH_SIMGRID_LIBRARY OR NOT TASKBENCH_SMPIRUN)
+    set(${target}_REASON "no SimGrid (smpi/smpi.h, libsimgrid and smpirun)" PARENT_SCOPE)
+    return()
+  endif()
+  add_library(${target} INTERFACE IMPORTED GLOBAL)
+  set_target_properties(${target} PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${TASKBENCH_SMPI_INCLUDE_DIR}/smpi;${TASKBENCH_SMPI_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "${TASKBENCH_SIMGRID_LIBRARY}"
+    INTERFACE_COMPILE_OPTIONS "-fPIC"  # not an executable's -fPIE: the program is a shared object
+    INTERFACE_LINK_OPTIONS "-shared")
+  set(${target}_FOUND TRUE PARENT_SCOPE)
+  set(${target}_REASON "" PARENT_SCOPE)
+endfunction()

@@ -1,5 +1,9 @@
 #include "session.h"
 
+#if defined(SMPI_H)
+#include "simulation.h"
+#endif
+
 #include <unistd.h>
 
 #include <climits>
@@ -20,11 +24,17 @@
 #if defined(TASKBENCH_MPI_FLAVOR_mpich) && !defined(MPICH_VERSION)
 #error "built as the MPICH variant, but mpi.h is not MPICH's"
 #endif
+#if defined(TASKBENCH_MPI_FLAVOR_smpi) && !defined(SMPI_H)
+#error "built as the SMPI variant, but mpi.h is not SimGrid's"
+#endif
 
 namespace taskbench_mpi {
 namespace {
 
-#if defined(OPEN_MPI)
+#if defined(SMPI_H)
+constexpr const char* kImplementation = "smpi";
+constexpr const char* kLauncher = "smpirun";
+#elif defined(OPEN_MPI)
 constexpr const char* kImplementation = "openmpi";
 constexpr const char* kLauncher = "mpirun.openmpi";
 #else
@@ -86,6 +96,10 @@ Session::Session(taskbench::App& app, int& argc, char**& argv, int thread_level)
   app.set_parallelism(size_, 1);
   app.add_report_json("mpi", std::string("\"") + kImplementation + "\"");
   app.add_report_json("mpi_library", library_version_json());
+#if defined(SMPI_H)
+  const std::string problem = simulate_kernels(app);
+  if (!problem.empty()) fail("%s", problem.c_str());
+#endif
 }
 
 Session::~Session() { MPI_Finalize(); }
@@ -110,7 +124,13 @@ void Session::report_hosts(long long tasks) const {
     long long tasks;
   };
   Rank mine{};
+#if defined(SMPI_H)  // the simulated host's name (this machine's is every rank's)
+  int length = 0;
+  static_assert(MPI_MAX_PROCESSOR_NAME <= kHostNameBytes, "a processor name fits");
+  MPI_Get_processor_name(mine.host, &length);
+#else
   gethostname(mine.host, sizeof mine.host - 1);
+#endif
   mine.tasks = tasks;
   std::vector<Rank> all(rank_ == 0 ? size_ : 0);
   MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -1,0 +1,109 @@
+"""`taskbench metg SYSTEM --simulate PLATFORM --nodes 1,2,4,...`: a METG campaign per node count,
+each on the platform's first N nodes (width: their cores unless --width), run by the system's
+SimGrid build (docs/simulation.md); then METG against nodes, beside the paper's published
+figure of the system's paper row where it has one (`--reference sc20`: also in the report).
+
+Simulated runs are deterministic, so a campaign makes one repetition and one try of each size
+unless told otherwise; its campaigns are stored as simulated (their machine is the platform's),
+named for the platform and node count, and never ranked with measured ones."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from taskbench import report, units
+from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.launch import smpirun
+from taskbench.measure import campaign
+from taskbench.reference import published
+from taskbench.launch.simulated_platform import Simulation, find
+
+# Options that describe real machines, refused with --simulate: what to do instead.
+REAL_ONLY = {"default": "name the systems to simulate", "external": "an external command runs on this machine",
+             "hosts": "the platform's nodes are the hosts", "launcher": "smpirun starts the simulated ranks",
+             "resume": "give --campaign NAME: its node counts' campaigns (NAME-4n) resume where they stopped"}
+
+
+def simulated_systems(registry, names: list[str]) -> list[str]:
+    """Each named system's simulated build: itself where it is one, else the entry that says it
+    `simulates` it."""
+    builds = []
+    for name in names:
+        system = registry.get(name)
+        if system.launcher == smpirun.LAUNCHER:
+            builds.append(name)
+            continue
+        found = [s.name for s in registry if s.simulates == name]
+        if not found:
+            known = sorted(s.simulates for s in registry if s.simulates)
+            raise UserError(f"--simulate: {name} has no simulated build (these have: {', '.join(known)})", EXIT_USAGE)
+        builds.append(found[0])
+    return builds
+
+
+def _refuse_real_options(args) -> None:
+    for option, instead in REAL_ONLY.items():
+        if getattr(args, option) not in (None, False, [], ""):
+            raise UserError(f"--{option} does not go with --simulate: {instead}", EXIT_USAGE)
+    if args.ranks is not None or args.threads_per_rank is not None:
+        raise UserError("--ranks and --threads-per-rank do not go with --simulate: a rank on each simulated core "
+                        "of --nodes nodes", EXIT_USAGE)
+
+
+def main(args, ctx, sweep_one) -> int:
+    """sweep_one(args, ctx) -> (analysis, exit status): metg's campaign, for each node count."""
+    _refuse_real_options(args)
+    platform = find(args.simulate)
+    if args.html:
+        report.check_html_path(args.html, ctx.console)
+    args.systems = simulated_systems(ctx.registry, args.systems)
+    status, results = EXIT_OK, []
+    node_counts = args.nodes or [1]
+    for nodes in node_counts:
+        one = argparse.Namespace(**vars(args))
+        one.simulation, one.trace = Simulation(platform, nodes), False  # a trace's times would be this machine's
+        one.campaign = (f"{args.campaign}-{nodes}n" if args.campaign else
+                        campaign.new_name(ctx.store, "metg", "sim", platform.name, f"{nodes}n", args.pattern, args.kernel))
+        one.resume = one.campaign if ctx.store.has_campaign(one.campaign) else None
+        ctx.console.note(f"{platform.name}, {units.count(nodes, 'node')}: {one.simulation.cores} simulated cores")
+        started = time.perf_counter()
+        analysis, one_status = sweep_one(one, ctx)
+        ctx.console.note(f"simulated in {units.seconds(time.perf_counter() - started)} of wall time")
+        status = max(status, one_status)
+        results.append((nodes, analysis))
+    _show_against_nodes(ctx, platform.name, results, args.reference)
+    if args.html:
+        written = report.write_report(ctx.store, args.html, [a.name for _, a in results], ctx.console,
+                                      reference_nodes=node_counts if args.reference else None)
+        ctx.console.note(f"report: {written}")
+    return status
+
+
+def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> None:
+    """METG per node count and system; with --reference, the paper's figure of the system's
+    paper row at each node count and the simulated one's ratio to it."""
+    figures = units.Figures(ctx.console.quiet)
+    columns = ["nodes", "system", "simulated METG", "95% interval", "campaign's wall time"]
+    if reference:
+        columns += [published.LABEL, "simulated / published"]
+    rows = []
+    for nodes, analysis in results:
+        wall = sum(r.get("wall_seconds") or 0.0 for r in analysis.runs)
+        for system, curve in analysis.curves.items():
+            s = curve.summary
+            if s.low is None:
+                interval = f"none ({units.count(analysis.params.reps, 'repetition')})"
+            else:
+                interval = f"{s.low}-{s.high}" if ctx.console.quiet else units.seconds_interval(s.seconds, s.low, s.high)
+            row = [nodes, system, figures.seconds(s.seconds) if s.seconds is not None else s.text_status + s.mark,
+                   interval, figures.seconds(wall)]
+            if reference:
+                paper = published.metg_by_nodes(ctx.registry.get(system).paper_row, analysis.params.pattern,
+                                                analysis.params.graphs).get(nodes)
+                ratio = s.seconds / paper if paper and s.seconds else None
+                row += [figures.seconds(paper) if paper else "not published",
+                        (ratio if ctx.console.quiet else f"{ratio:.2f}x") if ratio else ""]
+            rows.append(row)
+    ctx.console.table(f"Simulated METG({results[0][1].params.threshold:.0%}) against nodes, platform {platform} "
+                      "(SimGrid SMPI: simulated times, not measured)", columns, rows)

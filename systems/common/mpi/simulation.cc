@@ -1,0 +1,50 @@
+#include "simulation.h"
+
+#include <mpi.h>
+#include <simgrid/host.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace taskbench_mpi {
+namespace {
+
+// Per rank: smpirun loads one copy of the program per rank, so each has its own.
+double task_overhead_flops = 0.0;
+
+void charge(double flops) {
+  const double total = flops + task_overhead_flops;
+  if (total > 0.0) smpi_execute_flops(total);  // one simulated action per task
+}
+
+// The host property, in seconds; a malformed value ends the run (the platform file is wrong).
+double task_seconds(const_sg_host_t host) {
+  const char* text = sg_host_get_property_value(host, "taskbench_task_seconds");
+  if (text == nullptr) return 0.0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value >= 0.0)) {
+    std::fprintf(stderr, "taskbench: platform host %s: taskbench_task_seconds '%s' is not a number of seconds\n",
+                 sg_host_get_name(host), text);
+    std::exit(2);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string simulate_kernels(taskbench::App& app) {
+  const const_sg_host_t host = sg_host_self();
+  const double speed = sg_host_get_speed(host);  // FLOP/s of one of its cores
+  const double seconds = task_seconds(host);
+  task_overhead_flops = seconds * speed;
+  const std::string problem = app.charge_kernels_as_flops(charge);
+  if (!problem.empty()) return problem;
+  char json[160];
+  std::snprintf(json, sizeof json, "{\"core_flops\":%.6g,\"task_seconds\":%.6g}", speed, seconds);
+  app.add_report_json("simulation", json);
+  return "";
+}
+
+}  // namespace taskbench_mpi
