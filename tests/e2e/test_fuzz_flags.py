@@ -241,6 +241,8 @@ class Fuzzer:
 def require_built(system: System):
     if reason := unavailable(system):
         pytest.skip(reason)
+    if system.entry.get("launcher") == "smpirun":  # not a program to start alone
+        pytest.skip(f"{system.name} runs only under smpirun on a simulated platform (tests/e2e/test_smpi.py)")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -15,6 +15,9 @@ import sys
 
 import pytest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+from taskbench.launch.smpirun import QUIET  # noqa: E402  (the harness's smpirun options)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("TASKBENCH_BUILD_DIR", ROOT / "build")) / "bin"
 SMALL = ROOT / "python" / "taskbench" / "launch" / "platforms" / "small.xml"
@@ -38,7 +41,7 @@ def simulate(system, nodes, args, tmp_path, env=ENV):
     hostfile = tmp_path / "hosts"
     hostfile.write_text("".join(f"node-{n}\n" * CORES_PER_NODE for n in range(nodes)))
     report = tmp_path / "report.json"
-    argv = ["smpirun", "-quiet", "--log=root.thresh:warning", "-platform", str(SMALL), "-hostfile", str(hostfile),
+    argv = ["smpirun", *QUIET, "-platform", str(SMALL), "-hostfile", str(hostfile),
             "-np", str(ranks), str(binary(system)), *args, "-expect-ranks", str(ranks), "-nodes", str(nodes),
             "-json", str(report)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path,
@@ -148,3 +151,13 @@ def test_a_measured_system_is_refused_on_a_simulated_platform_with_what_to_run(t
     assert out.returncode == 2 and "no such platform; did you mean cori?" in out.stderr
     out = taskbench("metg", "mpi_p2p", "--nodes", "4", tmp_path=tmp_path)
     assert out.returncode == 2 and "--nodes goes with --simulate PLATFORM (real hosts: --hosts FILE)" in out.stderr
+
+
+def test_a_bad_flag_is_the_core_s_one_line_and_a_run_writes_nothing_on_stderr(tmp_path):
+    """What test_engine_stderr.py checks of every system started alone, here under smpirun (which
+    prints "Execution failed with code 2." of its own on stdout)."""
+    out, _ = simulate("mpi_p2p_smpi", 1, ["-no-such-flag"], tmp_path)
+    assert out.returncode == 2
+    assert out.stderr == "taskbench: unknown flag '-no-such-flag' (-h lists the flags)\n"
+    out, _ = simulate("mpi_bulk_smpi", 2, ["-steps", "3", "-width", "8", "-type", "stencil_1d"], tmp_path)
+    assert out.returncode == 0 and "Total Tasks 24" in out.stdout and out.stderr == ""

@@ -156,8 +156,10 @@ def _per_placement(curve: SystemCurve, params: SweepParams, seen: placement.Plac
                                           sum(len(points) for points in reps.values())))
     bounds = [b for p in s.placements for b in (p.low, p.high, p.seconds) if b is not None]
     if s.seconds is not None and bounds:
-        s.low = min([s.low, *bounds] if s.low is not None else bounds)
-        s.high = max([s.high, *bounds] if s.high is not None else bounds)
+        # The METG itself too: without an interval of its own (one repetition) the placements'
+        # figures alone could all lie above or below it (an error bar of negative length).
+        bounds += [b for b in (s.low, s.high, s.seconds) if b is not None]
+        s.low, s.high = min(bounds), max(bounds)
 
 
 def results_record(analysis: CampaignAnalysis) -> dict:

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Per empty task, openmp_task (libgomp) beside openmp_task_llvm (libomp) under libomp settings.
+
+Each variant is openmp_task_llvm with its registry environment plus one setting; the rounds
+interleave every variant and openmp_task, and the best of N rounds is kept: elapsed × workers /
+tasks of stencil_1d (default 1000 × 2, empty kernel), and each figure's ratio to openmp_task's
+in the same campaign of rounds. Prints figures only (issue 50, item 3; docs/task-runtimes.md).
+
+  bench/libomp_settings.py [--rounds 11] [--steps 1000] [--width 2] [--build build]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# One setting each, on top of the entry's OMP_PLACES=cores OMP_PROC_BIND=close KMP_USE_YIELD=2.
+VARIANTS = {
+    "registry": {},
+    "KMP_USE_YIELD=1 (libomp's default)": {"KMP_USE_YIELD": "1"},
+    "KMP_BLOCKTIME=infinite": {"KMP_BLOCKTIME": "infinite"},
+    "KMP_BLOCKTIME=0": {"KMP_BLOCKTIME": "0"},
+    "KMP_LIBRARY=turnaround": {"KMP_LIBRARY": "turnaround"},
+    "KMP_ENABLE_TASK_THROTTLING=0": {"KMP_ENABLE_TASK_THROTTLING": "0"},
+    "KMP_TASK_STEALING_CONSTRAINT=0": {"KMP_TASK_STEALING_CONSTRAINT": "0"},
+    "OMP_WAIT_POLICY=active": {"OMP_WAIT_POLICY": "active"},
+    "LIBOMP_USE_HIDDEN_HELPER_TASK=0": {"LIBOMP_USE_HIDDEN_HELPER_TASK": "0"},
+}
+BASE = {"OMP_PLACES": "cores", "OMP_PROC_BIND": "close"}
+LLVM_BASE = dict(BASE, KMP_USE_YIELD="2")
+ELAPSED = re.compile(r"^Elapsed Time ([0-9.eE+-]+) seconds", re.M)
+
+
+def per_task(binary: Path, env: dict, args) -> float:
+    flags = ["-steps", str(args.steps), "-width", str(args.width), "-type", "stencil_1d", "-kernel", "empty",
+             "-worker", str(args.width)]
+    out = subprocess.run([str(binary), *flags], env=dict(os.environ, **env), capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    return float(ELAPSED.search(out).group(1)) * args.width / (args.steps * args.width)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=11)
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--width", type=int, default=2, help="points per row and worker threads (2)")
+    p.add_argument("--build", default=str(ROOT / "build"))
+    args = p.parse_args()
+    gomp, llvm = Path(args.build, "bin", "openmp_task"), Path(args.build, "bin", "openmp_task_llvm")
+    for binary in (gomp, llvm):
+        if not binary.is_file():
+            sys.exit(f"{binary} is not built")
+    runs = {"openmp_task (libgomp)": (gomp, BASE)}
+    runs.update({f"openmp_task_llvm, {name}": (llvm, dict(LLVM_BASE, **env)) for name, env in VARIANTS.items()})
+    best = {name: float("inf") for name in runs}
+    for _ in range(args.rounds):
+        for name, (binary, env) in runs.items():
+            best[name] = min(best[name], per_task(binary, env, args))
+    base = best["openmp_task (libgomp)"]
+    print(f"stencil_1d {args.steps} x {args.width}, empty kernel, {args.width} threads, best of {args.rounds} "
+          "interleaved rounds: thread time per task")
+    for name, value in best.items():
+        print(f"{value * 1e9:9.0f} ns  {value / base:5.2f}x libgomp  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
