@@ -2,11 +2,11 @@
 """Per empty task, openmp_task (libgomp) beside openmp_task_llvm (libomp) under libomp settings.
 
 Each variant is openmp_task_llvm with its registry environment plus one setting; the rounds
-interleave every variant and openmp_task, and the best of N rounds is kept: elapsed × workers /
-tasks of stencil_1d (default 1000 × 2, empty kernel), and each figure's ratio to openmp_task's
-in the same campaign of rounds. Prints figures only (issue 50, item 3; docs/task-runtimes.md).
+interleave every variant and openmp_task, and the best of N rounds is kept: elapsed × threads /
+tasks of stencil_1d (default 1000 × 2 on 2 threads, empty kernel), and each figure's ratio to
+openmp_task's in the same rounds. Prints figures only (issue 50, item 3; docs/task-runtimes.md).
 
-  bench/libomp_settings.py [--rounds 11] [--steps 1000] [--width 2] [--build build]
+  bench/libomp_settings.py [--rounds 11] [--steps 1000] [--width 2] [--threads 2] [--build build]
 """
 
 from __future__ import annotations
@@ -39,17 +39,18 @@ ELAPSED = re.compile(r"^Elapsed Time ([0-9.eE+-]+) seconds", re.M)
 
 def per_task(binary: Path, env: dict, args) -> float:
     flags = ["-steps", str(args.steps), "-width", str(args.width), "-type", "stencil_1d", "-kernel", "empty",
-             "-worker", str(args.width)]
+             "-worker", str(args.threads)]
     out = subprocess.run([str(binary), *flags], env=dict(os.environ, **env), capture_output=True, text=True,
                          timeout=120, check=True).stdout
-    return float(ELAPSED.search(out).group(1)) * args.width / (args.steps * args.width)
+    return float(ELAPSED.search(out).group(1)) * args.threads / (args.steps * args.width)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=11)
     p.add_argument("--steps", type=int, default=1000)
-    p.add_argument("--width", type=int, default=2, help="points per row and worker threads (2)")
+    p.add_argument("--width", type=int, default=2, help="points per row (2)")
+    p.add_argument("--threads", type=int, default=2, help="worker threads (2)")
     p.add_argument("--build", default=str(ROOT / "build"))
     args = p.parse_args()
     gomp, llvm = Path(args.build, "bin", "openmp_task"), Path(args.build, "bin", "openmp_task_llvm")
@@ -63,7 +64,7 @@ def main() -> int:
         for name, (binary, env) in runs.items():
             best[name] = min(best[name], per_task(binary, env, args))
     base = best["openmp_task (libgomp)"]
-    print(f"stencil_1d {args.steps} x {args.width}, empty kernel, {args.width} threads, best of {args.rounds} "
+    print(f"stencil_1d {args.steps} x {args.width}, empty kernel, {args.threads} threads, best of {args.rounds} "
           "interleaved rounds: thread time per task")
     for name, value in best.items():
         print(f"{value * 1e9:9.0f} ns  {value / base:5.2f}x libgomp  {name}")
