@@ -97,7 +97,7 @@ def _published_metg(ctx, label: str, pattern: str) -> dict[int, float]:
     if label not in labels:
         raise UserError(f"--reference-system {label}: not a system the paper published{did_you_mean(label, labels)} "
                         f"(`taskbench reference` lists them)", EXIT_USAGE)
-    table = {r["nodes"]: r["metg_seconds"] for r in rows if r["label"] == label and r["pattern"] == pattern}
+    table = published.metg_by_nodes(label, pattern)
     if not table:
         patterns = sorted({r["pattern"] for r in rows if r["label"] == label})
         raise UserError(f"--pattern {pattern}: the paper published {label} for {', '.join(patterns)}", EXIT_USAGE)
