@@ -142,6 +142,7 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
 
 
 def test_a_measured_system_is_refused_on_a_simulated_platform_with_what_to_run(tmp_path):
+    binary("mpi_p2p_smpi")  # without it, the harness says it is not available instead
     out = taskbench("run", "serial", "--simulate", "small", tmp_path=tmp_path)
     assert out.returncode == 2
     assert "--simulate: serial has no simulated build (these have: mpi_bulk, mpi_p2p)" in out.stderr
