@@ -218,6 +218,32 @@ def stop(dfk) -> None:
     has ended: Parsl's LocalProvider sends its process group SIGTERM and returns at once."""
     groups = pool_groups(dfk)
     dfk.cleanup()
+    wait_for_groups(groups)
+
+
+def abandon(dfk) -> None:
+    """Ends the interchange and the local pool after a failed task, without Parsl's cleanup,
+    before this process ends by os._exit. Tasks are still in flight then, and
+    DataFlowKernel.cleanup closes ZMQ sockets that Parsl's other threads may be using at that
+    moment: libzmq then aborts the process ("Assertion failed: _state == term_ack_sent ||
+    _state == term_req_sent2 (src/pipe.cpp:355)", once in a CI run), and the failure's own
+    line is lost. Pools started elsewhere (-listen) end as they do after a cleanup: their
+    launcher stops them, or they miss the interchange's heartbeats."""
+    groups = pool_groups(dfk)
+    interchange = getattr(dfk.executors.get(LABEL), "interchange_proc", None)
+    if interchange is not None:
+        interchange.kill()
+        interchange.wait()
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    wait_for_groups(groups)
+
+
+def wait_for_groups(groups: list[int]) -> None:
+    """Waits until every process of these groups has ended; SIGKILL after STOP_SECONDS."""
     deadline = wall_time() + STOP_SECONDS
     for group in groups:
         while True:
@@ -246,7 +272,7 @@ def report_failure(dfk, run_dir: str, failures: list) -> None:
     1 with Parsl's reason (a dead worker's exit status stays with its pool's manager)."""
     from parsl.dataflow.errors import DependencyError
     cause = next((f for f in failures if not isinstance(f, DependencyError)), failures[0])
-    stop(dfk)
+    abandon(dfk)
     shutil.rmtree(run_dir, ignore_errors=True)
     if isinstance(cause, ValidationError):
         fail(3, str(cause.args[0] if cause.args else cause))
