@@ -5,16 +5,24 @@
 //   one-way   half a ping-pong of one cache line between the first two threads' CPUs;
 //   exchange  per row: every task waits for each producer's flag (one cache line per column)
 //             and sets its own: the pattern's communication and nothing else;
-//   row       the same loop running the core's execute_point (empty kernel, inputs validated)
-//             on each task, outputs and flags pushed to the shared cache (CLDEMOTE).
+//   row       the same loop running the core's execute_point (empty kernel, inputs validated,
+//             gathered when the plan is built) on each task, an output and its flag pushed to
+//             the shared cache (CLDEMOTE) when a thread elsewhere reads them.
+//
+// With -system it is instead a system of its own: the `row` loop over the whole graph given,
+// with its kernel, timed and reported with the core's summary lines (every input validated,
+// the last row checked), so that a METG campaign sweeps the floor beside the systems, e.g.
+// `taskbench metg native --external "no_runtime=2:build/bench/bench_exchange_floor -system"`.
+// (Pushing every output, as it did first, made its rows 80 ns slower than native's on no_comm:
+// the thread itself read the output back from the shared cache.)
 //
 // A row costs the kernel's time for its tasks plus `row`, on the critical path, so with b =
 // width / W columns per thread efficiency is b k / (b k + row): METG(50%) is at least
 // 2 x row / b whatever the runtime. Every METG campaign runs it at its own width and pattern
 // (python/taskbench/measure/placement.py).
 //
-// Usage: bench_exchange_floor [-workers W] [-reps N] [Task Bench graph flags]; the graph
-// defaults to stencil_1d, W wide, 20000 rows, empty kernel; best of N (5).
+// Usage: bench_exchange_floor [-workers W] [-reps N] [-system] [Task Bench graph flags]; the
+// graph defaults to stencil_1d, W wide, 20000 rows, empty kernel; best of N (5).
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
@@ -103,30 +111,45 @@ double one_way(long rows) {
 }
 
 // Each thread's tasks in row order, computed before the clock (a runtime's persistent graph has
-// them at hand too), as one stream of ints read front to back: per task its column, its number
-// of producers on other threads and their columns; -1 ends a row. (Three arrays indexed per
-// task made a width-2 stencil row 50 ns slower than this.)
+// them at hand too), as one stream of ints read front to back: per task its column, whether a
+// task on another thread reads its output, its number of producers on other threads and their
+// columns, then its number of inputs and their columns; -1 ends a row. (Three arrays indexed
+// per task made a width-2 stencil row 50 ns slower than this.)
 std::vector<std::vector<int>> plan(const taskbench::TaskGraph& g, long rows, int workers) {
   std::vector<std::vector<int>> plans(workers);
   std::vector<taskbench::Interval> deps(g.max_intervals());
   const long width = g.max_width();
-  for (int w = 0; w < workers; ++w) {
-    std::vector<int>& code = plans[w];
-    const long first = width * w / workers, last = width * (w + 1) / workers;
-    for (long t = 0; t < rows; ++t) {
-      for (long i = std::max(first, g.offset(t)); i < std::min(last, g.offset(t) + g.width(t)); ++i) {
-        code.push_back(int(i));
-        const size_t count = code.size();
-        code.push_back(0);
-        // Producers of this thread's own columns ran before it, in row order: no wait.
-        const long n = t > 0 ? g.task_dependencies(t, i, deps.data()) : 0;
-        for (long d = 0; d < n; ++d)
-          for (long j = deps[d].start; j <= deps[d].end; ++j)
-            if (j < first || j >= last) code.push_back(int(j));
-        code[count] = int(code.size() - count - 1);
-      }
-      code.push_back(-1);
+  std::vector<int> owner(width);
+  for (int w = 0; w < workers; ++w)
+    for (long i = width * w / workers; i < width * (w + 1) / workers; ++i) owner[i] = w;
+  auto row_of = [&](long t, auto each) {  // each(i, producer j) over row t's dependencies
+    for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
+      const long n = t > 0 ? g.task_dependencies(t, i, deps.data()) : 0;
+      for (long d = 0; d < n; ++d)
+        for (long j = deps[d].start; j <= deps[d].end; ++j) each(i, j);
     }
+  };
+  std::vector<char> read_elsewhere(width);
+  std::vector<std::vector<int>> inputs(width);
+  for (long t = 0; t < rows; ++t) {
+    std::fill(read_elsewhere.begin(), read_elsewhere.end(), 0);
+    if (t + 1 < rows) row_of(t + 1, [&](long i, long j) { read_elsewhere[j] |= owner[j] != owner[i]; });
+    for (auto& in : inputs) in.clear();
+    row_of(t, [&](long i, long j) { inputs[i].push_back(int(j)); });
+    for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
+      std::vector<int>& code = plans[owner[i]];
+      code.push_back(int(i));
+      code.push_back(read_elsewhere[i]);
+      // Producers of this thread's own columns ran before it, in row order: no wait.
+      const size_t count = code.size();
+      code.push_back(0);
+      for (int j : inputs[i])
+        if (owner[j] != owner[i]) code.push_back(j);
+      code[count] = int(code.size() - count - 1);
+      code.push_back(int(inputs[i].size()));
+      code.insert(code.end(), inputs[i].begin(), inputs[i].end());
+    }
+    for (auto& code : plans) code.push_back(-1);
   }
   return plans;
 }
@@ -141,11 +164,12 @@ constexpr int kFields = 8;
 // execute_point when `execute`, and sets its column's flag to t.
 template <bool execute>
 double pass(const taskbench::TaskGraph& g, long rows, const std::vector<std::vector<int>>& plans,
-            int workers) {
+            int workers, const taskbench::PointBuffers& buffers) {
   std::vector<Flag> done(g.max_width()), progress(workers);
-  const taskbench::PointBuffers buffers(g, kFields);
   return timed(workers, rows, [&](int me) {
     const int* code = plans[me].data();
+    std::vector<const char*> inputs(std::max(1L, g.max_dependencies()));
+    const std::vector<size_t> sizes(inputs.size(), g.output_bytes());
     long slowest = -1;  // a row every thread had finished when last looked at
     for (long t = 0; t < rows; ++t) {
       if constexpr (execute) {
@@ -160,14 +184,20 @@ double pass(const taskbench::TaskGraph& g, long rows, const std::vector<std::vec
         }
       }
       for (int i; (i = *code++) >= 0;) {
+        const bool read_elsewhere = *code++;
         for (int k = *code++; k > 0; --k, ++code)
           while (done[*code].row.load(std::memory_order_acquire) < t - 1) relax();
+        const int n = *code++;
         if constexpr (execute) {
-          buffers.run(t, i);
-          push_to_shared_cache(buffers.output(t, i));
+          for (int k = 0; k < n; ++k) inputs[k] = buffers.output(t - 1, code[k]);
+          g.execute_point(t, i, buffers.output(t, i), g.output_bytes(), inputs.data(), sizes.data(), n,
+                          buffers.scratch(i), g.scratch_bytes());
+          // Only then: a reader on this core would rather find it here (as native does).
+          if (read_elsewhere) push_to_shared_cache(buffers.output(t, i));
         }
+        code += n;
         done[i].row.store(t, std::memory_order_release);
-        push_to_shared_cache(&done[i]);
+        if (read_elsewhere) push_to_shared_cache(&done[i]);
       }
       if constexpr (execute) progress[me].row.store(t, std::memory_order_release);
     }
@@ -202,19 +232,21 @@ int main(int argc, char** argv) {
   taskbench::App app(int(full.size()), full.data(),
                      {kName,
                       {{"-workers", "W", "pinned threads, one block of columns each (2)", 2, 4096},
-                       {"-reps", "N", "passes of each measure; the best counts (5)", 1, 1000}}});
+                       {"-reps", "N", "passes of each measure; the best counts (5)", 1, 1000},
+                       {"-system", "", "run the graph once with its kernel and report it as a system does"}}});
   const int workers = int(app.flag("-workers", 2));
   const int reps = int(app.flag("-reps", 5));
+  const bool system = app.flag("-system", 0) == 1;
   const auto allowed = allowed_cpus();
   const taskbench::TaskGraph& g = app.graphs().front();
   const char* problem = nullptr;
   if (app.graphs().size() != 1)
     problem = "one graph only (no -and)";
-  else if (g.kernel().type != EMPTY)
+  else if (g.kernel().type != EMPTY && !system)
     problem = "the floor is measured with the empty kernel (-kernel empty)";
   else if (g.max_width() < workers)
     problem = "-width must be at least -workers (a block of columns per thread)";
-  else if (g.timesteps() < 2)
+  else if (g.timesteps() < 2 && !system)
     problem = "-steps must be at least 2";
   else if (long(allowed.size()) < workers)
     problem = "needs a CPU per worker, more than this process may run on";
@@ -224,17 +256,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   cpus.assign(allowed.begin(), allowed.begin() + workers);
+  const taskbench::PointBuffers buffers(g, kFields);
+  if (system) {
+    const auto plans = plan(g, g.timesteps(), workers);
+    app.set_parallelism(1, workers);
+    app.display();
+    const double ns_per_row = pass<true>(g, g.timesteps(), plans, workers, buffers);
+    buffers.check_last_row();
+    app.report(ns_per_row * double(g.timesteps()) * 1e-9);
+    return 0;
+  }
   // The first rows only where the plan would pass kPlanInts (a wide all_to_all's dependencies):
   // every row costs the same, and the header says how many ran.
   constexpr long kPlanInts = 1L << 24;
   const long rows = std::min(g.timesteps(),
-                             std::max(2L, kPlanInts / (g.max_width() * (g.max_dependencies() + 3))));
+                             std::max(2L, kPlanInts / (g.max_width() * (2 * g.max_dependencies() + 4))));
   const auto plans = plan(g, rows, workers);
   double best[3] = {1e30, 1e30, 1e30};
   for (int r = 0; r < reps; ++r) {  // interleaved, so a slow spell hits all three alike
     best[0] = std::min(best[0], one_way(rows));
-    best[1] = std::min(best[1], pass<false>(g, rows, plans, workers));
-    best[2] = std::min(best[2], pass<true>(g, rows, plans, workers));
+    best[1] = std::min(best[1], pass<false>(g, rows, plans, workers, buffers));
+    best[2] = std::min(best[2], pass<true>(g, rows, plans, workers, buffers));
   }
   std::printf("# best of %d x %ld rows, %s; %d threads pinned to CPUs %d-%d\n", reps, rows,
               g.describe().c_str(), workers, cpus.front(), cpus.back());

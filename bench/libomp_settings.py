@@ -4,9 +4,12 @@
 Each variant is openmp_task_llvm with its registry environment plus one setting; the rounds
 interleave every variant and openmp_task, and the best of N rounds is kept: elapsed × threads /
 tasks of stencil_1d (default 1000 × 2 on 2 threads, empty kernel), and each figure's ratio to
-openmp_task's in the same rounds. Prints figures only (issue 50, item 3; docs/task-runtimes.md).
+openmp_task's in the same rounds. With --pattern, --radix, --kernel and --iter another graph
+(e.g. nearest radix 3 on 3 points with compute_bound tasks of a few us: where METG is decided).
+Prints figures only (issue 50, item 3; docs/task-runtimes.md).
 
   bench/libomp_settings.py [--rounds 11] [--steps 1000] [--width 2] [--threads 2] [--build build]
+                           [--pattern stencil_1d] [--radix 3] [--kernel empty] [--iter 0]
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ ELAPSED = re.compile(r"^Elapsed Time ([0-9.eE+-]+) seconds", re.M)
 
 
 def per_task(binary: Path, env: dict, args) -> float:
-    flags = ["-steps", str(args.steps), "-width", str(args.width), "-type", "stencil_1d", "-kernel", "empty",
-             "-worker", str(args.threads)]
+    flags = ["-steps", str(args.steps), "-width", str(args.width), "-type", args.pattern, "-radix", str(args.radix),
+             "-kernel", args.kernel, "-iter", str(args.iter), "-worker", str(args.threads)]
     out = subprocess.run([str(binary), *flags], env=dict(os.environ, **env), capture_output=True, text=True,
                          timeout=120, check=True).stdout
     return float(ELAPSED.search(out).group(1)) * args.threads / (args.steps * args.width)
@@ -52,6 +55,10 @@ def main() -> int:
     p.add_argument("--width", type=int, default=2, help="points per row (2)")
     p.add_argument("--threads", type=int, default=2, help="worker threads (2)")
     p.add_argument("--build", default=str(ROOT / "build"))
+    p.add_argument("--pattern", default="stencil_1d")
+    p.add_argument("--radix", type=int, default=3, help="for the patterns that take one (3)")
+    p.add_argument("--kernel", default="empty")
+    p.add_argument("--iter", type=int, default=0, help="the kernel's iterations (0)")
     args = p.parse_args()
     gomp, llvm = Path(args.build, "bin", "openmp_task"), Path(args.build, "bin", "openmp_task_llvm")
     for binary in (gomp, llvm):
@@ -64,8 +71,8 @@ def main() -> int:
         for name, (binary, env) in runs.items():
             best[name] = min(best[name], per_task(binary, env, args))
     base = best["openmp_task (libgomp)"]
-    print(f"stencil_1d {args.steps} x {args.width}, empty kernel, {args.threads} threads, best of {args.rounds} "
-          "interleaved rounds: thread time per task")
+    print(f"{args.pattern} {args.steps} x {args.width}, {args.kernel} kernel (-iter {args.iter}), {args.threads} "
+          f"threads, best of {args.rounds} interleaved rounds: thread time per task")
     for name, value in best.items():
         print(f"{value * 1e9:9.0f} ns  {value / base:5.2f}x libgomp  {name}")
     return 0

@@ -135,98 +135,146 @@ Event spawn_all(const std::vector<Processor>& procs) {
   return issue.end();
 }
 
-// realm_subgraph: a row t of a graph as a Subgraph with one task per point and 2W external
-// preconditions (W = the graph's max width): port j is the completion of column j's latest task
-// of row parity t-1, port W+j of parity t (before row t: task (t-2, j), where it exists). Each
-// task is wired to the ports of the tasks taskbench::Hazards names, all in rows t-1 and t-2. Its
-// postconditions are the row's tasks' completions, by position in the row. Rows with the same
-// wiring share one Subgraph.
-class RowSubgraphs {
+// realm_subgraph: K rows of a graph (-subgraph-rows, default 1) as one Subgraph with one task
+// per point, wired inside it as taskbench::Hazards names (all in rows t-1 and t-2), and to 2W
+// external preconditions (W = the graph's max width) for what lies before the block: port j is
+// the completion of column j's latest task of the parity of the block's row b-1, port W+j of
+// row b-2. With -subgraph-merge those 2W events are merged once per instance into the one
+// precondition every task with an outside dependency waits for (fewer ports, coarser waits).
+// The postconditions are the completions of the block's last two rows. Blocks with the same
+// wiring share one Subgraph; each task's t comes from the instance's arguments (b, b+1, ...)
+// by interpolation.
+class BlockSubgraphs {
  public:
-  explicit RowSubgraphs(const std::vector<Processor>& procs) : procs_(procs) {}
-  ~RowSubgraphs() {
-    for (auto& entry : built_) entry.second.destroy();
+  BlockSubgraphs(const std::vector<Processor>& procs, long rows, bool merge)
+      : procs_(procs), rows_(rows), merge_(merge) {}
+  ~BlockSubgraphs() {
+    for (auto& entry : built_) entry.second.graph.destroy();
   }
   size_t distinct() const { return built_.size(); }
 
   Event run_all() {
     Issue issue;
     std::vector<Event> pre, post;
-    for (long t = 0; t < issue.steps; ++t)
+    std::vector<long> steps;
+    for (long b = 0; b < issue.steps; b += rows_)
       for (size_t gi = 0; gi < graph_data.size(); ++gi) {
         const taskbench::TaskGraph& g = graph_data[gi].graph;
-        if (t >= g.timesteps()) continue;
-        const long w = g.max_width(), first = g.offset(t), width = g.width(t);
-        wiring_.assign({static_cast<long>(gi), first, width});
-        for (long i = first; i < first + width; ++i) {
-          wiring_.push_back(-1);  // the task's ports follow
-          issue.hazards[gi].for_each(t, i, [&](long row, long j) { wiring_.push_back(row == t - 1 ? j : w + j); });
-        }
+        if (b >= g.timesteps()) continue;
+        const long rows = std::min(rows_, g.timesteps() - b);
+        wire(gi, g, issue.hazards[gi], b, rows);
         LatestTasks& latest = issue.latest[gi];
-        pre.assign(latest.of_parity[(t + 1) % 2].begin(), latest.of_parity[(t + 1) % 2].end());
-        pre.insert(pre.end(), latest.of_parity[t % 2].begin(), latest.of_parity[t % 2].end());
-        const Realm::Subgraph& sg = subgraph(g, t);
-        post.assign(width, Event::NO_EVENT);  // Realm fills them in, one per postcondition port
-        sg.instantiate(&t, sizeof t, Realm::ProfilingRequestSet(), pre, post);
-        for (long i = first; i < first + width; ++i) latest.of(t, i) = post[i - first];
+        pre.assign(latest.of_parity[(b + 1) % 2].begin(), latest.of_parity[(b + 1) % 2].end());
+        pre.insert(pre.end(), latest.of_parity[b % 2].begin(), latest.of_parity[b % 2].end());
+        if (merge_) pre.assign(1, Event::merge_events(pre));
+        const Built& built = subgraph(g, b);
+        steps.resize(size_t(rows));
+        for (long k = 0; k < rows; ++k) steps[size_t(k)] = b + k;
+        post.assign(built.posts.size(), Event::NO_EVENT);  // Realm fills them in, one per port
+        built.graph.instantiate(steps.data(), steps.size() * sizeof(long), Realm::ProfilingRequestSet(), pre,
+                                post);
+        for (size_t p = 0; p < post.size(); ++p) latest.of(b + built.posts[p].first, built.posts[p].second) = post[p];
       }
     return issue.end();
   }
 
  private:
+  struct Built {
+    Realm::Subgraph graph;
+    std::vector<std::pair<long, long>> posts;  // per postcondition port: (row in block, column)
+  };
+  static constexpr long kRow = -2, kTask = -1;
+
+  // wiring_ for rows b..b+rows-1: graph, rows, then per row kRow, offset, width, and per task
+  // kTask and its ports: j or W+j outside the block (0 when merged), 2W + k W + j inside.
+  void wire(size_t gi, const taskbench::TaskGraph& g, taskbench::Hazards& hazards, long b, long rows) {
+    const long w = g.max_width();
+    wiring_.assign({static_cast<long>(gi), rows});
+    for (long t = b; t < b + rows; ++t) {
+      wiring_.insert(wiring_.end(), {kRow, g.offset(t), g.width(t)});
+      for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
+        wiring_.push_back(kTask);
+        const size_t first_port = wiring_.size();
+        hazards.for_each(t, i, [&](long row, long j) {
+          const long port = row >= b ? 2 * w + (row - b) * w + j : merge_ ? 0 : row == b - 1 ? j : w + j;
+          if (std::find(wiring_.begin() + long(first_port), wiring_.end(), port) == wiring_.end())
+            wiring_.push_back(port);
+        });
+      }
+    }
+  }
+
   // The Subgraph for wiring_ (built from it on first use).
-  const Realm::Subgraph& subgraph(const taskbench::TaskGraph& g, long t) {
+  const Built& subgraph(const taskbench::TaskGraph& g, long b) {
     auto found = built_.find(wiring_);
     if (found != built_.end()) return found->second;
     Realm::SubgraphDefinition def;
-    def.concurrency_mode = Realm::SubgraphDefinition::CONCURRENT;  // rows overlap in flight
-    const long graph = wiring_[0], first = wiring_[1];
-    long task = -1;
-    for (size_t k = 3; k < wiring_.size(); ++k) {
-      if (wiring_[k] == -1) {
+    def.concurrency_mode = Realm::SubgraphDefinition::CONCURRENT;  // blocks overlap in flight
+    const long graph = wiring_[0], rows = wiring_[1], w = g.max_width();
+    Built built;
+    std::vector<long> row_first_task(static_cast<size_t>(rows)), row_offset(static_cast<size_t>(rows));
+    long row = -1, column = 0, task = -1;
+    auto dependency = [&](auto src_kind, long src, auto tgt_kind, long tgt) {
+      Realm::SubgraphDefinition::Dependency d;
+      d.src_op_kind = src_kind;
+      d.src_op_index = static_cast<unsigned>(src);
+      d.src_op_port = 0;
+      d.tgt_op_kind = tgt_kind;
+      d.tgt_op_index = static_cast<unsigned>(tgt);
+      d.tgt_op_port = 0;
+      def.dependencies.push_back(d);
+    };
+    for (size_t k = 2; k < wiring_.size(); ++k) {
+      if (wiring_[k] == kRow) {
+        ++row;
+        row_offset[size_t(row)] = wiring_[k + 1];
+        row_first_task[size_t(row)] = task + 1;
+        column = wiring_[k + 1] - 1;
+        k += 2;
+        continue;
+      }
+      if (wiring_[k] == kTask) {
         ++task;
-        const long i = first + task;
+        ++column;
         Realm::SubgraphDefinition::TaskDesc desc;
-        desc.proc = processor_of(procs_, g, i);
+        desc.proc = processor_of(procs_, g, column);
         desc.task_id = kPointTask;
-        const PointArgs args{graph, t, i};
+        const PointArgs args{graph, b + row, column};
         desc.args.set(&args, sizeof args);
         def.tasks.push_back(desc);
         Realm::SubgraphDefinition::Interpolation timestep;
-        timestep.offset = 0;
+        timestep.offset = size_t(row) * sizeof(long);
         timestep.bytes = sizeof(long);
         timestep.target_kind = Realm::SubgraphDefinition::Interpolation::TARGET_TASK_ARGS;
         timestep.target_index = static_cast<unsigned>(task);
         timestep.target_offset = offsetof(PointArgs, t);
         timestep.redop_id = 0;
         def.interpolations.push_back(timestep);
-        Realm::SubgraphDefinition::Dependency out;
-        out.src_op_kind = Realm::SubgraphDefinition::OPKIND_TASK;
-        out.src_op_index = static_cast<unsigned>(task);
-        out.src_op_port = 0;
-        out.tgt_op_kind = Realm::SubgraphDefinition::OPKIND_EXT_POSTCOND;
-        out.tgt_op_index = static_cast<unsigned>(task);
-        out.tgt_op_port = 0;
-        def.dependencies.push_back(out);
+        if (row >= rows - 2) {
+          dependency(Realm::SubgraphDefinition::OPKIND_TASK, task, Realm::SubgraphDefinition::OPKIND_EXT_POSTCOND,
+                     long(built.posts.size()));
+          built.posts.emplace_back(row, column);
+        }
         continue;
       }
-      Realm::SubgraphDefinition::Dependency in;
-      in.src_op_kind = Realm::SubgraphDefinition::OPKIND_EXT_PRECOND;
-      in.src_op_index = static_cast<unsigned>(wiring_[k]);
-      in.src_op_port = 0;
-      in.tgt_op_kind = Realm::SubgraphDefinition::OPKIND_TASK;
-      in.tgt_op_index = static_cast<unsigned>(task);
-      in.tgt_op_port = 0;
-      def.dependencies.push_back(in);
+      const long port = wiring_[k];
+      if (port < 2 * w) {
+        dependency(Realm::SubgraphDefinition::OPKIND_EXT_PRECOND, port, Realm::SubgraphDefinition::OPKIND_TASK, task);
+      } else {
+        const long src_row = (port - 2 * w) / w, j = (port - 2 * w) % w;
+        dependency(Realm::SubgraphDefinition::OPKIND_TASK, row_first_task[size_t(src_row)] + j - row_offset[size_t(src_row)],
+                   Realm::SubgraphDefinition::OPKIND_TASK, task);
+      }
     }
-    Realm::Subgraph sg;
-    Realm::Subgraph::create_subgraph(sg, def, Realm::ProfilingRequestSet()).wait();
-    return built_.emplace(wiring_, sg).first->second;
+    Realm::Subgraph::create_subgraph(built.graph, def, Realm::ProfilingRequestSet()).wait();
+    return built_.emplace(wiring_, std::move(built)).first->second;
   }
 
   const std::vector<Processor>& procs_;
-  std::vector<long> wiring_;  // graph, first column, width, then per task: -1 and its ports
-  std::map<std::vector<long>, Realm::Subgraph> built_;
+  const long rows_;
+  const bool merge_;
+  std::vector<long> wiring_;
+  std::map<std::vector<long>, Built> built_;
 };
 
 [[noreturn]] void fail(const std::string& line) {
@@ -243,10 +291,19 @@ int main(int argc, char** argv) {
                      {TASKBENCH_SYSTEM_NAME,
                       {{"-worker", "N", "Realm CPU processors, one thread each (default: the cores)", 1,
                         std::min(taskbench::kMaxWorkerThreads, kMaxCpuProcessors)},
-                       {"-subgraph", "", "build each row shape once as a Realm Subgraph, instantiated per timestep"}},
+                       {"-subgraph", "", "build each row shape once as a Realm Subgraph, instantiated per timestep"},
+                       {"-subgraph-rows", "K", "with -subgraph: K rows per Subgraph, wired inside it (default 1)", 1,
+                        1L << 20},
+                       {"-subgraph-merge", "", "with -subgraph: the outside preconditions merged once per instance"}},
                       REALM_VERSION});
   const long workers = app.flag("-worker", std::min(cores, kMaxCpuProcessors));
   const bool use_subgraphs = app.flag("-subgraph", 0) != 0;
+  const long subgraph_rows = app.flag("-subgraph-rows", 1);
+  const bool merge = app.flag("-subgraph-merge", 0) != 0;
+  if (!use_subgraphs && (subgraph_rows != 1 || merge)) {
+    std::fprintf(stderr, "taskbench: -subgraph-rows and -subgraph-merge go with -subgraph\n");
+    return 2;
+  }
 
   // Storage: every graph's outputs and scratch, 128-byte aligned, in one system-memory instance.
   size_t bytes = kAlign;
@@ -306,19 +363,30 @@ int main(int argc, char** argv) {
   app.set_parallelism(1, workers);
   app.display();
   size_t distinct_rows = 0;
-  double elapsed = 0;
+  // issued: when the driver had handed every task (spawn or instantiate) to Realm, the rest of
+  // the run is Realm's alone: with issuing as long as the run, the driver is the bottleneck.
+  double elapsed = 0, issued = 0;
   if (use_subgraphs) {
-    RowSubgraphs rows(procs);
+    BlockSubgraphs blocks(procs, subgraph_rows, merge);
     const double start = taskbench::wall_time();
-    rows.run_all().wait();
+    const Event end = blocks.run_all();
+    issued = taskbench::wall_time() - start;
+    end.wait();
     elapsed = taskbench::wall_time() - start;
-    distinct_rows = rows.distinct();
+    distinct_rows = blocks.distinct();
   } else {
     const double start = taskbench::wall_time();
-    spawn_all(procs).wait();
+    const Event end = spawn_all(procs);
+    issued = taskbench::wall_time() - start;
+    end.wait();
     elapsed = taskbench::wall_time() - start;
   }
-  if (use_subgraphs) app.add_report_json("realm_subgraphs", std::to_string(distinct_rows));
+  if (use_subgraphs) {
+    app.add_report_json("realm_subgraphs", std::to_string(distinct_rows));
+    app.add_report_json("subgraph_rows", std::to_string(subgraph_rows));
+    app.add_report_json("subgraph_merge", merge ? "true" : "false");
+  }
+  app.add_report_json("issue_seconds", std::to_string(issued));
   for (const GraphData& d : graph_data) {  // the last row, read from the instance itself
     const long t = d.graph.timesteps() - 1;
     for (long i = d.graph.offset(t), end = i + d.graph.width(t); i < end; ++i)

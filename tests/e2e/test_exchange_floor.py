@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from systems import BUILD, PATTERNS
+from systems import BUILD, PATTERNS, graph, serial_totals, totals
 
 FLOOR = BUILD / "bench" / "bench_exchange_floor"
 LINES = ("one-way cache line", "exchange per row", "no-runtime row", "METG(50%) lower bound")
@@ -43,6 +43,23 @@ def test_every_pattern_runs_validated_with_a_block_of_columns_per_thread(pattern
 def test_a_corrupted_input_fails_validation_inside_the_floor():
     got = floor("-reps", "1", "-steps", "50", "-width", "4", env={"TASKBENCH_FAULT": "corrupt:0,2,1"})
     assert got.returncode == 3 and "validation failed" in got.stderr, got.stderr
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_as_a_system_it_runs_the_whole_graph_with_its_kernel_and_counts_what_serial_counts(pattern):
+    """-system: the floor swept as a system in a METG campaign. Serial's totals (every task ran,
+    with its kernel: the FLOPs and bytes count it) and its own time in the summary lines."""
+    args = graph(pattern, steps=40, width=5, extra=("-kernel", "compute_bound", "-iter", "30"))
+    got = floor("-system", *args)
+    assert got.returncode == 0, got.stderr
+    assert totals(got.stdout) == serial_totals(args)
+    assert float(got.stdout.split("Elapsed Time ")[1].split()[0]) > 0
+
+
+def test_as_a_system_a_corrupted_input_fails_validation():
+    got = floor("-system", *graph("nearest", steps=20, width=4), env={"TASKBENCH_FAULT": "corrupt:0,6,2"})
+    assert got.returncode == 3 and "Total Tasks" not in got.stdout, got.stdout
+    assert "expected the output of (t=6, i=2)" in got.stderr.splitlines()[-1], got.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -19,6 +19,10 @@ from systems import (BIN, BUILD, CORRUPTED, FAULT_GRAPHS, OTHER_KERNELS, PROBE, 
                      every_pattern, serial_totals, totals)
 
 VARIANTS = {"realm": [], "realm_subgraph": ["-subgraph"]}  # systems/realm/system.toml's args
+# Subgraphs of several rows, wired inside, and their outside preconditions merged (issue 50's
+# variants): the same tasks and the same checks.
+BLOCKS = {**VARIANTS, "3 rows": ["-subgraph", "-subgraph-rows", "3"],
+          "3 rows merged": ["-subgraph", "-subgraph-rows", "3", "-subgraph-merge"]}
 
 
 @pytest.fixture(autouse=True)
@@ -26,25 +30,25 @@ def built():
     require("realm", "legate")
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", BLOCKS)
 def test_every_pattern_equals_serial(variant, probe):
     args = every_pattern()
-    got = run_system("realm", [*VARIANTS[variant], "-worker", "2", *args], probe)
+    got = run_system("realm", [*BLOCKS[variant], "-worker", "2", *args], probe)
     assert got.returncode == 0, got.stderr
     assert got.stderr == ""
     assert totals(got.stdout) == serial_totals(args)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", BLOCKS)
 def test_other_kernels_scratch_and_1mib_outputs(variant, probe):
-    got = run_system("realm", [*VARIANTS[variant], *OTHER_KERNELS], probe)
+    got = run_system("realm", [*BLOCKS[variant], *OTHER_KERNELS], probe)
     assert got.returncode == 0, got.stderr
     assert totals(got.stdout) == serial_totals(OTHER_KERNELS)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", BLOCKS)
 def test_a_corrupted_output_fails_validation(variant, probe):
-    got = run_system("realm", [*VARIANTS[variant], *FAULT_GRAPHS], probe, CORRUPTED)
+    got = run_system("realm", [*BLOCKS[variant], *FAULT_GRAPHS], probe, CORRUPTED)
     assert_validation_failed(got)
 
 
@@ -86,7 +90,24 @@ def test_isomorphic_rows_share_one_subgraph(tmp_path, probe):
     assert json.loads(report.read_text())["system_report"]["realm_subgraphs"] == 2 + 2
 
 
+def test_blocks_of_rows_wired_alike_share_one_subgraph(tmp_path, probe):
+    """3 rows per Subgraph: stencil_1d's 40 rows are a first block (row 0 has no inputs), 12
+    blocks wired alike and a last one of 1 row; no_comm's 5 rows a block of 3 and one of 2."""
+    report = tmp_path / "r.json"
+    args = ["-steps", "40", "-width", "4", "-type", "stencil_1d", "-and", "-steps", "5", "-width", "2",
+            "-type", "no_comm"]
+    got = run_system("realm", ["-subgraph", "-subgraph-rows", "3", *args, "-json", str(report)], probe)
+    assert got.returncode == 0, got.stderr
+    assert totals(got.stdout) == serial_totals(args)
+    system = json.loads(report.read_text())["system_report"]
+    assert (system["realm_subgraphs"], system["subgraph_rows"], system["subgraph_merge"]) == (3 + 2, 3, False)
+    assert 0 < system["issue_seconds"]
+
+
 @pytest.mark.parametrize("args, message", [
+    (["-subgraph-rows", "2"], "taskbench: -subgraph-rows and -subgraph-merge go with -subgraph"),
+    (["-subgraph-merge"], "taskbench: -subgraph-rows and -subgraph-merge go with -subgraph"),
+    (["-subgraph", "-subgraph-rows", "0"], "taskbench: -subgraph-rows: invalid value '0'"),
     (["-worker", "0"], "taskbench: -worker: invalid value '0'; expected an integer from 1 to 4095"),
     # Realm holds at most 4096 processors, its utility processor one of them.
     (["-worker", "4096"], "taskbench: -worker: invalid value '4096'; expected an integer from 1 to 4095"),
