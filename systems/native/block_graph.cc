@@ -19,13 +19,13 @@ void run_block_task(void* arg, std::int64_t row, std::int64_t i) {
   const taskbench::TaskGraph& g = run.buffers.graph();
   const long t = run.base + row;
   // Row 0 of the whole graph has no inputs, also when it replays a graph built further on.
-  g.execute_point(t, i, run.buffers.output(t, i), g.output_bytes(), k.inputs, run.sizes.data(),
-                  t == 0 ? 0 : k.n, run.buffers.scratch(i), g.scratch_bytes());
+  g.execute_point(t, i, k.output, g.output_bytes(), k.inputs, run.sizes.data(), t == 0 ? 0 : k.n, k.scratch,
+                  g.scratch_bytes());
 #ifdef __CLDEMOTE__
   // Another worker will read this output: push it to the shared cache now, so its read does
   // not have to fetch it from this core (5-10% of a row at width 2, see bench_exchange_floor).
   // Only then: a reader on this core would rather find it here.
-  if (k.read_elsewhere) _cldemote(run.buffers.output(t, i));
+  if (k.read_elsewhere) _cldemote(k.output);
 #endif
 }
 
@@ -70,7 +70,8 @@ BlockGraph::BlockGraph(GraphRun& run, taskbench::Hazards& preds, long first_base
   tasks_.resize(tasks);
   for (long t = base, k = 0; t < base + rows; ++t)
     for (long i = g_.offset(t), end = i + g_.width(t); i < end; ++i, ++k)
-      tasks_[k] = {&run, inputs_.data() + begin[k], begin[k + 1] - begin[k], read_elsewhere(t, i)};
+      tasks_[k] = {&run, inputs_.data() + begin[k], begin[k + 1] - begin[k], run.buffers.output(t, i),
+                   run.buffers.scratch(i), read_elsewhere(t, i)};
 
   // Node ids are consecutive, so a task's id is its row's first id plus its column offset.
   std::vector<tbrt::Graph::NodeId> first(rows);

@@ -28,6 +28,10 @@ struct BlockTask {
   GraphRun* run;
   const char** inputs;  // execute_point takes const char**; it does not write them
   std::size_t n;
+  // Its output and scratch buffers, fixed as its inputs are (they depend on t mod 2 only):
+  // computing them per run took two 64-bit divisions per task.
+  char* output;
+  char* scratch;
   bool read_elsewhere;  // homed, and a successor has another home (see run_block_task)
 };
 
