@@ -130,12 +130,17 @@ std::vector<std::vector<int>> plan(const taskbench::TaskGraph& g, long rows, int
     }
   };
   std::vector<char> read_elsewhere(width);
-  std::vector<std::vector<int>> inputs(width);
+  // inputs[i] of row t, then of row t+1 (which also says who reads row t's outputs elsewhere).
+  std::vector<std::vector<int>> inputs(width), next(width);
+  row_of(0, [&](long i, long j) { inputs[i].push_back(int(j)); });
   for (long t = 0; t < rows; ++t) {
     std::fill(read_elsewhere.begin(), read_elsewhere.end(), 0);
-    if (t + 1 < rows) row_of(t + 1, [&](long i, long j) { read_elsewhere[j] |= owner[j] != owner[i]; });
-    for (auto& in : inputs) in.clear();
-    row_of(t, [&](long i, long j) { inputs[i].push_back(int(j)); });
+    for (auto& in : next) in.clear();
+    if (t + 1 < rows)
+      row_of(t + 1, [&](long i, long j) {
+        next[i].push_back(int(j));
+        read_elsewhere[j] |= owner[j] != owner[i];
+      });
     for (long i = g.offset(t); i < g.offset(t) + g.width(t); ++i) {
       std::vector<int>& code = plans[owner[i]];
       code.push_back(int(i));
@@ -150,6 +155,7 @@ std::vector<std::vector<int>> plan(const taskbench::TaskGraph& g, long rows, int
       code.insert(code.end(), inputs[i].begin(), inputs[i].end());
     }
     for (auto& code : plans) code.push_back(-1);
+    inputs.swap(next);
   }
   return plans;
 }
@@ -170,6 +176,7 @@ double pass(const taskbench::TaskGraph& g, long rows, const std::vector<std::vec
     const int* code = plans[me].data();
     std::vector<const char*> inputs(std::max(1L, g.max_dependencies()));
     const std::vector<size_t> sizes(inputs.size(), g.output_bytes());
+    const size_t stride = taskbench::PointBuffers::stride(g.output_bytes());
     long slowest = -1;  // a row every thread had finished when last looked at
     for (long t = 0; t < rows; ++t) {
       if constexpr (execute) {
@@ -183,17 +190,21 @@ double pass(const taskbench::TaskGraph& g, long rows, const std::vector<std::vec
             }
         }
       }
+      // Rows' first outputs once per row: PointBuffers::output per input costs a division each.
+      char* const this_row = execute ? buffers.output(t, 0) : nullptr;
+      const char* const previous_row = execute && t > 0 ? buffers.output(t - 1, 0) : nullptr;
       for (int i; (i = *code++) >= 0;) {
         const bool read_elsewhere = *code++;
         for (int k = *code++; k > 0; --k, ++code)
           while (done[*code].row.load(std::memory_order_acquire) < t - 1) relax();
         const int n = *code++;
         if constexpr (execute) {
-          for (int k = 0; k < n; ++k) inputs[k] = buffers.output(t - 1, code[k]);
-          g.execute_point(t, i, buffers.output(t, i), g.output_bytes(), inputs.data(), sizes.data(), n,
-                          buffers.scratch(i), g.scratch_bytes());
+          for (int k = 0; k < n; ++k) inputs[k] = previous_row + code[k] * stride;
+          char* output = this_row + i * stride;
+          g.execute_point(t, i, output, g.output_bytes(), inputs.data(), sizes.data(), n, buffers.scratch(i),
+                          g.scratch_bytes());
           // Only then: a reader on this core would rather find it here (as native does).
-          if (read_elsewhere) push_to_shared_cache(buffers.output(t, i));
+          if (read_elsewhere) push_to_shared_cache(output);
         }
         code += n;
         done[i].row.store(t, std::memory_order_release);
