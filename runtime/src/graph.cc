@@ -26,6 +26,17 @@ void Graph::add_edge(NodeId from, NodeId to) {
   edges_.emplace_back(from, to);
 }
 
+void Graph::add_carried_edge(NodeId from, NodeId to) {
+  if (from >= specs_.size() || to >= specs_.size())
+    throw std::invalid_argument("tbrt::Graph::add_carried_edge: bad node id");
+  finalized_ = false;
+  carried_.emplace_back(from, to);
+}
+
+bool Graph::all_homed() const {
+  return std::all_of(specs_.begin(), specs_.end(), [](const Spec& s) { return s.home >= 0; });
+}
+
 void Graph::finalize() {
   const std::size_t n = specs_.size();
   auto homed = [&](std::size_t k) { return specs_[k].home >= 0; };
@@ -94,8 +105,18 @@ void Graph::finalize() {
     nodes_[k].nsucc = std::uint32_t(succ_.data() + succ_.size() - nodes_[k].succ);
   }
 
+  // Carried predecessors per node (CSR), for the home lists below.
+  std::vector<std::uint32_t> cbegin(n + 1, 0);
+  for (const auto& e : carried_) ++cbegin[e.second + 1];
+  for (std::size_t k = 0; k < n; ++k) cbegin[k + 1] += cbegin[k];
+  std::vector<NodeId> cadj(carried_.size());
+  {
+    std::vector<std::uint32_t> cfill(cbegin.begin(), cbegin.end() - 1);
+    for (const auto& e : carried_) cadj[cfill[e.second]++] = e.first;
+  }
+
   // Home lists, each in topological order, with the predecessors to poll: those of other
-  // homes (unhomed ones included), each once.
+  // homes (unhomed ones included), each once, this replay's then the replay before's.
   home_begin_.assign(std::size_t(homes) + 1, 0);
   for (std::size_t k = 0; k < n; ++k)
     if (homed(k)) ++home_begin_[std::size_t(specs_[k].home) + 1];
@@ -104,22 +125,26 @@ void Graph::finalize() {
   home_preds_.clear();
   std::vector<std::uint32_t> fill(home_begin_.begin(), home_begin_.end() - 1);
   std::vector<NodeId> preds;
-  for (std::uint32_t k : order) {
-    if (!homed(k)) continue;
+  auto poll = [&](std::uint32_t k, const std::vector<std::uint32_t>& b, const std::vector<NodeId>& a) {
     preds.clear();
-    for (std::uint32_t a = pbegin[k]; a < pbegin[k + 1]; ++a)
-      if (specs_[padj[a]].home != specs_[k].home) preds.push_back(padj[a]);
+    for (std::uint32_t x = b[k]; x < b[k + 1]; ++x)
+      if (specs_[a[x]].home != specs_[k].home) preds.push_back(a[x]);
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
-    const auto pb = std::uint32_t(home_preds_.size());
     for (NodeId p : preds) {
       home_preds_.push_back(&nodes_[p]);
       nodes_[p].flags |= detail::Node::kPolledElsewhere;
     }
-    home_entries_[fill[specs_[k].home]++] =
-        detail::HomeEntry{&nodes_[k], pb, std::uint32_t(home_preds_.size())};
+    return std::uint32_t(home_preds_.size());
+  };
+  for (std::uint32_t k : order) {
+    if (!homed(k)) continue;
+    const auto pb = std::uint32_t(home_preds_.size());
+    const std::uint32_t cb = poll(k, pbegin, padj);
+    home_entries_[fill[specs_[k].home]++] = detail::HomeEntry{&nodes_[k], pb, cb, poll(k, cbegin, cadj)};
   }
   if (homes == 0) home_begin_.clear();
+  all_homed_ = all_homed();
   finalized_ = true;
 }
 

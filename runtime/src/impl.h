@@ -19,13 +19,18 @@ namespace tbrt::detail {
 
 class Impl;
 
-// One submitted graph's list of homed nodes for one worker, consumed in order.
+// One submitted graph's list of homed nodes for one worker, consumed in order, once per
+// replay submitted together.
 struct HomeRun {
+  const HomeEntry* begin;
   const HomeEntry* pos;
   const HomeEntry* end;
   Node* const* preds;     // the graph's home_preds_
   std::uint32_t replay;   // the completions count of a predecessor done in this replay
   std::uint32_t checked;  // predecessors of *pos already seen done (they stay done)
+  std::uint32_t left;     // replays after this one
+  std::int64_t shift;     // added to a node's i in this replay
+  std::int64_t i_step;    // added to shift per replay
 };
 
 // Everything here is touched by its owner thread only, except `deque` (thieves)
@@ -35,6 +40,7 @@ struct alignas(64) Worker {
   int id = 0;
   bool in_loop = false;  // inside the scheduler loop: always for threads 1.., in wait() for 0
   Task* next = nullptr;  // depth-first slot: runs next, never stolen
+  std::int64_t home_shift = 0;  // HomeRun::shift of the homed node next_home returned last
   // Termination counters since the last flush (thread-local, non-atomic).
   std::int64_t discovered = 0;
   std::int64_t executed = 0;

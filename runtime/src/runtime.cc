@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "affinity.h"
 #include "impl.h"
@@ -99,20 +100,25 @@ int Runtime::worker_id() const {
 
 void Runtime::wait() { impl_->wait(); }
 
-void Runtime::submit(Graph& g) {
+void Runtime::submit(Graph& g, std::uint32_t replays, std::int64_t i_step) {
   if (!g.finalized_) g.finalize();
+  if (replays == 0) return;
+  if (replays > 1 && !g.all_homed_)
+    throw std::invalid_argument("tbrt::Runtime::submit: replays > 1 need every node homed");
   detail::Impl& rt = *impl_;
   detail::Worker& w = rt.caller();
   const std::uint64_t t0 = rt.measure_discovery(w) ? ticks() : 0;
   // The whole graph is discovered at once: one local add, no per-node work.
-  w.discovered += std::int64_t(g.size());
-  const std::uint32_t replay = ++g.replays_;
+  w.discovered += std::int64_t(g.size()) * replays;
+  const std::uint32_t replay = g.replays_ + 1;
+  g.replays_ += replays;
   if (!g.home_begin_.empty()) {
     for (std::size_t h = 0; h + 1 < g.home_begin_.size(); ++h)
-      if (g.home_begin_[h] < g.home_begin_[h + 1])
-        rt.publish_home_run(int(h), detail::HomeRun{g.home_entries_.data() + g.home_begin_[h],
-                                                    g.home_entries_.data() + g.home_begin_[h + 1],
-                                                    g.home_preds_.data(), replay, 0});
+      if (g.home_begin_[h] < g.home_begin_[h + 1]) {
+        const detail::HomeEntry* begin = g.home_entries_.data() + g.home_begin_[h];
+        rt.publish_home_run(int(h), detail::HomeRun{begin, begin, g.home_entries_.data() + g.home_begin_[h + 1],
+                                                    g.home_preds_.data(), replay, 0, replays - 1, 0, i_step});
+      }
     rt.wake_for_home_runs();
   }
   // Reverse order: the owner pops the newest, so root 0 runs first here while

@@ -63,7 +63,8 @@ Task* Impl::steal_any(Worker& w) {
 
 // Homed work: the first node of any unfinished run whose predecessors are all done.
 // Runs are independent graphs, so trying each one's head (not just the oldest's) lets
-// graphs in flight together fill each other's waits; each list keeps its own order.
+// graphs in flight together fill each other's waits; each list keeps its own order, and
+// replays submitted together follow each other in it.
 Task* Impl::next_home(Worker& w) {
   for (std::uint64_t k = w.home_front_local;; ++k) {
     if (k == w.home_seen) {  // looked at every known run: any new one?
@@ -72,17 +73,36 @@ Task* Impl::next_home(Worker& w) {
       w.home_seen = back;
     }
     HomeRun& r = w.home_ring[k % Worker::kHomeRing];
-    if (r.pos == r.end) continue;
-    const HomeEntry& e = *r.pos;
+    const HomeEntry* pos = r.pos;
+    if (pos == r.end) continue;
+    // Locals: the acquire loads below would make the compiler reload r's fields after each.
+    const std::uint32_t replay = r.replay;
+    Node* const* preds = r.preds;
+    std::uint32_t p = pos->preds_begin + r.checked;
     // acquire: pairs with the runner's release in complete_node (the inputs' writes).
-    while (e.preds_begin + r.checked < e.preds_end &&
-           r.preds[e.preds_begin + r.checked]->completions.load(std::memory_order_acquire) ==
-               r.replay)
-      ++r.checked;
-    if (e.preds_begin + r.checked < e.preds_end) continue;
-    ++r.pos;
+    // "At least" the replay: with replays in flight together a predecessor may be ahead.
+    while (p < pos->carried_begin &&
+           std::int32_t(preds[p]->completions.load(std::memory_order_acquire) - replay) >= 0)
+      ++p;
+    if (p >= pos->carried_begin)
+      while (p < pos->preds_end &&
+             std::int32_t(preds[p]->completions.load(std::memory_order_acquire) - (replay - 1)) >= 0)
+        ++p;
+    if (p < pos->preds_end) {
+      r.checked = p - pos->preds_begin;  // they stay done
+      continue;
+    }
+    Task* const node = pos->node;
+    w.home_shift = r.shift;
     r.checked = 0;
-    if (r.pos == r.end && k == w.home_front_local) {
+    if (++pos == r.end && r.left > 0) {  // the next replay of this run
+      pos = r.begin;
+      --r.left;
+      r.replay = replay + 1;
+      r.shift += r.i_step;
+    }
+    r.pos = pos;
+    if (pos == r.end && k == w.home_front_local) {
       std::uint64_t f = k + 1;
       while (f < w.home_seen && w.home_ring[f % Worker::kHomeRing].pos ==
                                     w.home_ring[f % Worker::kHomeRing].end)
@@ -91,7 +111,7 @@ Task* Impl::next_home(Worker& w) {
       // release: the owner may reuse these slots once it sees this.
       w.home_front.store(f, std::memory_order_release);
     }
-    return e.node;
+    return node;
   }
 }
 
@@ -187,7 +207,8 @@ void Impl::run(Worker& w, Task* t) {
     start = ticks();
     w.overhead += start - w.mark;
   }
-  t->fn(t->arg, t->i, t->j);
+  // A homed node came from next_home, which left its replay's shift of i.
+  t->fn(t->arg, t->home == Task::kNoHome ? t->i : t->i + w.home_shift, t->j);
   if constexpr (kMeasure) {
     w.mark = ticks();
     w.work += w.mark - start;

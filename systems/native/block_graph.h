@@ -1,9 +1,9 @@
 // Persistent graphs over blocks of timesteps, replayed (the persistent TDG of the ICPP'23
-// paper, with its barrier per replay).
+// paper, with its barrier per replay, or homed, with none: see BlockSchedule::next).
 //
 // A block graph holds the tasks of `rows` consecutive timesteps and the edges between them;
 // the first row's inputs come from the previous block, which the barrier between replays
-// has completed. Task bodies add GraphRun::base to their row, so one block graph runs any
+// has completed or, for replays submitted together, the graph's carried edges wait for. Task bodies add GraphRun::base to their row, so one block graph runs any
 // block whose rows look the same: the same dependence sets (the relation repeats every
 // dependence_sets() rows), the same buffer parity, and the same row shapes for its rows and
 // the two before it (they decide the edges). Rows of dom and tree change shape, but in every
@@ -44,6 +44,10 @@ class BlockGraph {
 
   // Whether this graph is also right for the block [base, base + rows).
   bool fits(long base, long rows) const;
+  // How many blocks from `base` on this graph runs alone, up to `end` if it runs every one
+  // of them, else 1: replays of it, submitted together, cover [base, end). Its carried
+  // edges (a row's waits in the block before) make that safe.
+  long replays_to(long base, long end) const;
   tbrt::Graph& graph() { return graph_; }
 
  private:
@@ -72,15 +76,23 @@ class BlockSchedule {
   BlockSchedule(GraphRun& run, long block_rows, int homes);
 
   bool done() const { return next_base_ >= run_.buffers.graph().timesteps(); }
+  // What to submit next: `graph` replayed `replays` times, block r (0-based) starting at
+  // run.base + r * rows (its tasks get row + r * rows: Runtime::submit's i_step).
+  struct Block {
+    tbrt::Graph& graph;
+    long replays, rows;
+  };
   // Sets run.base to the next block and returns a graph for it, built only if no cached
-  // one fits. Call between replays only.
-  tbrt::Graph& next();
+  // one fits; with homes, also the blocks after it that replay the same graph (all of the
+  // rest, on a graph whose rows repeat). Call between submits only.
+  Block next();
 
   long block_rows() const { return rows_; }
   // Length of the first block: the remainder of the steps, so the others are all full.
   static long head_rows(long steps, long rows);
   long replays() const { return replays_; }
   long builds() const { return builds_; }
+  long submits() const { return submits_; }  // one barrier each
 
  private:
   static constexpr std::size_t kCached = 3;
@@ -88,13 +100,14 @@ class BlockSchedule {
   taskbench::Hazards preds_;  // built once per graph (it checks the pattern's symmetry)
   long rows_, head_;
   int homes_;
-  long next_base_ = 0, replays_ = 0, builds_ = 0;
+  long next_base_ = 0, replays_ = 0, builds_ = 0, submits_ = 0;
   std::vector<std::unique_ptr<BlockGraph>> cache_;  // most recently used first
 };
 
 // Rows per block for a graph: a multiple of the period after which rows repeat (dependence
 // sets, and 2 for the buffer parity), long enough that the barrier per replay is cheap,
-// short enough that building the block (which is timed) is too. See block_graph.cc.
-long choose_block_rows(const taskbench::TaskGraph& g);
+// short enough that building the block (which is timed) is too; homed on a graph whose rows
+// all have one shape, replays need no barrier and one period is best. See block_graph.cc.
+long choose_block_rows(const taskbench::TaskGraph& g, bool homed);
 
 }  // namespace native

@@ -82,13 +82,17 @@ def test_steady_blocks_are_built_once(name, tmp_path):
     assert got.returncode == 0, got.stderr
     g = json.loads(report.read_text())["system_report"]["schedule"]["graphs"][0]
     # fft on 4 points repeats every 2 rows: a head block of 2 + 998 % 12 = 4 rows, then 83
-    # blocks of 12 rows that all replay the graph built for the first of them
+    # blocks of 12 rows that all replay the graph built for the first of them; homed (native),
+    # those 83 go in one submit, with no barrier between them
+    homed = name == "native"
     assert g["rows"] == 12 and g["replays"] == 84 and g["builds"] == 2
+    assert g["submits"] == (2 if homed else 84)
     got = run(system(name), ["-steps", "1000", "-width", "4", "-type", "stencil_1d", "-block", "10",
                              "-kernel", "memory_bound", "-scratch", "1024", "-json", str(report)])
     assert got.returncode == 0, got.stderr
     g = json.loads(report.read_text())["system_report"]["schedule"]["graphs"][0]
     assert g["rows"] == 10 and g["replays"] == 100 and g["builds"] == 1
+    assert g["submits"] == (1 if homed else 100)
 
 
 def test_worker_flag_rejects_zero():

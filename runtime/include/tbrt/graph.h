@@ -51,8 +51,19 @@ class Graph {
   // `to` starts only after `from` completed. Repeated edges are allowed.
   void add_edge(NodeId from, NodeId to);
 
+  // Loop-carried: `to` in one replay starts only after `from` completed the replay before
+  // (from == to allowed). It matters only to replays submitted together
+  // (Runtime::submit's `replays`), which no barrier separates: there, a node of replay k+1
+  // waits for nothing else of replay k, and one of replay k for nothing of k+1, so the
+  // carried edges must order every conflict between consecutive replays (anti-dependences
+  // included), and the ordinary edges those within a replay that a later one could break.
+  // Carried edges between nodes of one home cost nothing: a home runs its replays in order.
+  void add_carried_edge(NodeId from, NodeId to);
+
   std::size_t size() const { return specs_.size(); }
   std::size_t num_edges() const { return edges_.size(); }
+  // Whether every node is homed: only then may replays be submitted together.
+  bool all_homed() const;
 
   // Lays the graph out for replay; throws std::invalid_argument on a cycle.
   // Runtime::submit calls it if the graph changed since the last call.
@@ -80,6 +91,7 @@ class Graph {
 
   std::vector<Spec> specs_;
   std::vector<std::pair<NodeId, NodeId>> edges_;
+  std::vector<std::pair<NodeId, NodeId>> carried_;
   std::vector<std::unique_ptr<HolderBase>> closures_;
   // Replay layout, rebuilt by finalize().
   std::unique_ptr<detail::Node[]> nodes_;
@@ -89,6 +101,7 @@ class Graph {
   std::vector<detail::HomeEntry> home_entries_;
   std::vector<std::uint32_t> home_begin_;
   std::vector<detail::Node*> home_preds_;  // what each entry polls, back to back
+  bool all_homed_ = false;
   std::uint32_t replays_ = 0;  // submits since finalize: the completions of a finished node
   bool finalized_ = false;
 };

@@ -80,7 +80,13 @@ class Runtime {
   // ---- persistent graphs
   // Makes the graph's roots ready. A graph must not be submitted again before
   // wait() returned; several different graphs may be in flight.
-  void submit(Graph& g);
+  //
+  // replays > 1 runs it that many times back to back, with no barrier between replays: a
+  // node of replay r (0-based) may start once its predecessors completed replay r and its
+  // carried ones replay r - 1 (Graph::add_carried_edge), and its body gets i + r * i_step
+  // as its i (so one period of a periodic computation stands for all of it). Every node
+  // must be homed (std::invalid_argument otherwise): pushed counters would mix replays.
+  void submit(Graph& g, std::uint32_t replays = 1, std::int64_t i_step = 0);
   void run(Graph& g) {
     submit(g);
     wait();

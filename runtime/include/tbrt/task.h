@@ -80,10 +80,11 @@ static_assert(sizeof(Node) <= 64, "a Node should fit a cache line");
 
 // A homed node in its home worker's list, with the predecessors it must see completed:
 // home_preds_[preds_begin, preds_end) of its graph (those of other homes, or none;
-// a same-home predecessor ran earlier in the list, on the same thread).
+// a same-home predecessor ran earlier in the list, on the same thread), in this replay
+// before carried_begin and in the replay before from there on (Graph::add_carried_edge).
 struct HomeEntry {
   Node* node;
-  std::uint32_t preds_begin, preds_end;
+  std::uint32_t preds_begin, carried_begin, preds_end;
 };
 
 // Closures small enough to live in a dynamic task's (i, j) words.
