@@ -142,6 +142,8 @@ def test_a_saved_baseline_is_compared_unpaired_and_refused_from_another_machine(
      "--baseline-external: name exactly one candidate system (or --external) to compare it with"),
     (["native", "--baseline", "nothing.json"], "--baseline nothing.json: cannot read it"),
     (["native", "--baseline", "b.json", "--json-format", "bencher"], "--json-format bencher: give --json FILE too"),
+    (["native", "--baseline", "b.json", "--width", "100000"],
+     "--width 100000: check runs each system on one core per point, and"),
 ])
 def test_mistakes_are_one_line_and_exit_2(cli, bin_dir, args, message):
     code, out, err = cli("check", *args)

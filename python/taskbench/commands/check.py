@@ -80,6 +80,12 @@ def _validate(args) -> float:
         raise UserError(f"--json-format {args.json_format}: give --json FILE too", EXIT_USAGE)
     if args.width is not None and args.width <= 0:
         raise UserError(f"--width {args.width}: must be positive", EXIT_USAGE)
+    available = provenance.available_cores()
+    if args.width is not None and args.width > available:
+        # Each side runs on one core per point: beyond the cores, threads would share them and
+        # the figures would measure that (an --external side keeps its own core count).
+        raise UserError(f"--width {args.width}: check runs each system on one core per point, and {available} "
+                        f"cores are available here", EXIT_USAGE)
     if not (args.baseline_build or args.baseline_external or args.baseline or args.save_baseline):
         raise UserError("name a baseline: --baseline-build DIR, --baseline-external NAME=CORES:COMMAND or --baseline "
                         "FILE (or --save-baseline FILE to write one)", EXIT_USAGE)
