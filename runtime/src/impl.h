@@ -153,6 +153,8 @@ class Impl {
   template <bool kMeasure>
   void run(Worker& w, Task* t);
   template <bool kMeasure>
+  void run_homed(Worker& w, Node* n);
+  template <bool kMeasure>
   Task* find_work(Worker& w);
   Task* steal_any(Worker& w);
   Task* next_home(Worker& w);
@@ -161,6 +163,7 @@ class Impl {
     return w.home_back.load(std::memory_order_seq_cst) != w.home_front_local;
   }
   void complete_node(Worker& w, Node* n);
+  void release_successors(Worker& w, Node* n);
   void complete_dyn(Worker& w, DynTask* t);
   void go_idle(Worker& w);
   void go_active(Worker& w);

@@ -25,14 +25,13 @@ from systems import ROOT, registry
 sys.path.insert(0, str(ROOT / "bench"))
 import task_cost_callgrind  # noqa: E402
 
-# 659 instructions per task: native (portable Release build, GCC 12.2, Debian 12), measured
+# 629 instructions per task: native (portable Release build, GCC 12.2, Debian 12), measured
 # 2026-12-05 on an Intel Xeon (2-vCPU VM) by
 #   bench/task_cost_callgrind.py --portable --workers 1 native      (its "(total)" line)
-# the same in five runs (713 before periodic graphs were replayed without barriers, when a
-# 50-row block was built per run; the same within 0.03% with OPENBLAS_CORETYPE=Haswell,
-# Prescott or unset).
-# Re-measure with that command after a change that moves it on purpose, and store the new figure.
-BASELINE = 659
+# the same in every run (713 before periodic graphs were replayed without barriers, when a
+# 50-row block was built per run, and homed nodes ran through the generic task path; the same
+# within 0.03% with OPENBLAS_CORETYPE=Haswell, Prescott or unset).
+BASELINE = 629
 GROWTH = 1.20  # fails above BASELINE × GROWTH
 
 
