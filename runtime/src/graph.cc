@@ -33,32 +33,36 @@ void Graph::add_carried_edge(NodeId from, NodeId to) {
   carried_.emplace_back(from, to);
 }
 
-bool Graph::all_homed() const {
-  return std::all_of(specs_.begin(), specs_.end(), [](const Spec& s) { return s.home >= 0; });
+namespace {
+
+// Edges grouped by one end, in CSR form: the other ends of node k's edges are
+// adj[begin[k], begin[k + 1]), in the order the edges were added.
+struct Csr {
+  std::vector<std::uint32_t> begin;
+  std::vector<Graph::NodeId> adj;
+};
+
+Csr group(const std::vector<std::pair<Graph::NodeId, Graph::NodeId>>& edges, std::size_t n, bool by_target) {
+  Csr c{std::vector<std::uint32_t>(n + 1, 0), std::vector<Graph::NodeId>(edges.size())};
+  for (const auto& e : edges) ++c.begin[(by_target ? e.second : e.first) + 1];
+  for (std::size_t k = 0; k < n; ++k) c.begin[k + 1] += c.begin[k];
+  std::vector<std::uint32_t> fill(c.begin.begin(), c.begin.end() - 1);
+  for (const auto& e : edges)
+    c.adj[fill[by_target ? e.second : e.first]++] = by_target ? e.first : e.second;
+  return c;
 }
+
+}  // namespace
 
 void Graph::finalize() {
   const std::size_t n = specs_.size();
   auto homed = [&](std::size_t k) { return specs_[k].home >= 0; };
   // Edges in CSR form both ways: successors (begin/adj) and predecessors (pbegin/padj).
-  std::vector<std::uint32_t> begin(n + 1, 0), pbegin(n + 1, 0);
-  for (const auto& e : edges_) {
-    ++begin[e.first + 1];
-    ++pbegin[e.second + 1];
-  }
-  for (std::size_t k = 0; k < n; ++k) {
-    begin[k + 1] += begin[k];
-    pbegin[k + 1] += pbegin[k];
-  }
-  std::vector<NodeId> adj(edges_.size()), padj(edges_.size());
-  {
-    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-    std::vector<std::uint32_t> pfill(pbegin.begin(), pbegin.end() - 1);
-    for (const auto& e : edges_) {
-      adj[fill[e.first]++] = e.second;
-      padj[pfill[e.second]++] = e.first;
-    }
-  }
+  const Csr succs = group(edges_, n, false), preds_of = group(edges_, n, true);
+  const std::vector<std::uint32_t>& begin = succs.begin;
+  const std::vector<std::uint32_t>& pbegin = preds_of.begin;
+  const std::vector<NodeId>& adj = succs.adj;
+  const std::vector<NodeId>& padj = preds_of.adj;
 
   // Topological order (Kahn, first-come in id order), which also rejects cycles: a
   // cycle would make run() wait forever. Home lists follow this order.
@@ -105,15 +109,8 @@ void Graph::finalize() {
     nodes_[k].nsucc = std::uint32_t(succ_.data() + succ_.size() - nodes_[k].succ);
   }
 
-  // Carried predecessors per node (CSR), for the home lists below.
-  std::vector<std::uint32_t> cbegin(n + 1, 0);
-  for (const auto& e : carried_) ++cbegin[e.second + 1];
-  for (std::size_t k = 0; k < n; ++k) cbegin[k + 1] += cbegin[k];
-  std::vector<NodeId> cadj(carried_.size());
-  {
-    std::vector<std::uint32_t> cfill(cbegin.begin(), cbegin.end() - 1);
-    for (const auto& e : carried_) cadj[cfill[e.second]++] = e.first;
-  }
+  // Carried predecessors per node, for the home lists below.
+  const Csr carried = group(carried_, n, true);
 
   // Home lists, each in topological order, with the predecessors to poll: those of other
   // homes (unhomed ones included), each once, this replay's then the replay before's.
@@ -141,10 +138,11 @@ void Graph::finalize() {
     if (!homed(k)) continue;
     const auto pb = std::uint32_t(home_preds_.size());
     const std::uint32_t cb = poll(k, pbegin, padj);
-    home_entries_[fill[specs_[k].home]++] = detail::HomeEntry{&nodes_[k], pb, cb, poll(k, cbegin, cadj)};
+    home_entries_[fill[specs_[k].home]++] =
+        detail::HomeEntry{&nodes_[k], pb, cb, poll(k, carried.begin, carried.adj)};
   }
+  all_homed_ = home_entries_.size() == n;
   if (homes == 0) home_begin_.clear();
-  all_homed_ = all_homed();
   finalized_ = true;
 }
 

@@ -3,8 +3,9 @@
 //
 // A block graph holds the tasks of `rows` consecutive timesteps and the edges between them;
 // the first row's inputs come from the previous block, which the barrier between replays
-// has completed or, for replays submitted together, the graph's carried edges wait for. Task bodies add GraphRun::base to their row, so one block graph runs any
-// block whose rows look the same: the same dependence sets (the relation repeats every
+// has completed or, for replays submitted together, the graph's carried edges wait for.
+// Task bodies add GraphRun::base to their row, so one block graph runs any block whose rows
+// look the same: the same dependence sets (the relation repeats every
 // dependence_sets() rows), the same buffer parity, and the same row shapes for its rows and
 // the two before it (they decide the edges). Rows of dom and tree change shape, but in every
 // pattern offset(t) and offset(t)+width(t) never decrease (docs/spec.md §1), so a block whose

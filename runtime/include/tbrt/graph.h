@@ -62,8 +62,6 @@ class Graph {
 
   std::size_t size() const { return specs_.size(); }
   std::size_t num_edges() const { return edges_.size(); }
-  // Whether every node is homed: only then may replays be submitted together.
-  bool all_homed() const;
 
   // Lays the graph out for replay; throws std::invalid_argument on a cycle.
   // Runtime::submit calls it if the graph changed since the last call.
@@ -101,7 +99,7 @@ class Graph {
   std::vector<detail::HomeEntry> home_entries_;
   std::vector<std::uint32_t> home_begin_;
   std::vector<detail::Node*> home_preds_;  // what each entry polls, back to back
-  bool all_homed_ = false;
+  bool all_homed_ = false;  // every node homed: only then may replays be submitted together
   std::uint32_t replays_ = 0;  // submits since finalize: the completions of a finished node
   bool finalized_ = false;
 };
