@@ -37,6 +37,8 @@ class UserError(Exception):
 
 
 def did_you_mean(word: str, known) -> str:
-    """"; did you mean NAME?" for the known name closest to a mistyped one, else ""."""
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
+    """"; did you mean NAME?" for the known name closest to a mistyped one, else "". Case is
+    ignored in the comparison ("mpi" finds MPI), never in the answer."""
+    by_folded = {name.casefold(): name for name in known}
+    close = difflib.get_close_matches(word.casefold(), list(by_folded), n=1, cutoff=0.6)
+    return f"; did you mean {by_folded[close[0]]}?" if close else ""

@@ -1,26 +1,8 @@
-// mpi_bulk: bulk-synchronous. The same plans and messages as mpi_p2p, but each timestep first
-// completes all of its communication (every receive and every send of every graph) and only
-// then runs its tasks: no overlap of messages and computation, the classic BSP superstep.
-#include "stepped_main.h"
-
-namespace {
-
-void step(long t, const taskbench_mpi::RankGraphs& graphs) {
-  for (auto& g : graphs)
-    if (g->has_step(t)) g->post(g->plan(t));
-  for (auto& g : graphs) {
-    g->wait_receives();
-    g->wait_sends();
-  }
-  for (auto& g : graphs) {
-    if (!g->has_step(t)) continue;
-    const taskbench_mpi::StepPlan& plan = g->plan(t);
-    for (const taskbench_mpi::TaskPlan& task : plan.tasks) g->run(t, plan, task);
-  }
-}
-
-}  // namespace
+// mpi_bulk: the Task Bench paper's bulk-synchronous MPI port (the original's
+// mpi/bulk_synchronous.cc): mpi_p2p's exchange, then a barrier of all ranks (MPI_Barrier on
+// MPI_COMM_WORLD) every timestep before the step's tasks run.
+#include "paper_loop.h"
 
 int main(int argc, char** argv) {
-  return taskbench_mpi::stepped_main(TASKBENCH_SYSTEM_NAME, argc, argv, step);
+  return taskbench_mpi::single_thread_main(TASKBENCH_SYSTEM_NAME, argc, argv, taskbench_mpi::StepBarrier::all_ranks);
 }

@@ -33,6 +33,8 @@ def _file(tmp_path: Path, *entries: str) -> Path:
     ('not_across_hosts = ""', "'not_across_hosts' must say what the system lacks to run across hosts, not ''"),
     ('studies = ["imbalance"]', "'studies' must be a table of study = \"role\""),
     ("studies = { imbalance = 1 }", "'studies' must be a table of study = \"role\""),
+    ("paper_system = 5", "'paper_system' must be the published data's name of a system of the paper"),
+    ('paper_row = "MPI"', "'paper_row' is now 'paper_system'"),
 ])
 def test_a_wrong_fact_is_one_line_naming_the_file(tmp_path, line, refused):
     path = _file(tmp_path, f'name = "x"\n{line}')
@@ -93,3 +95,16 @@ def test_peak_measures_with_the_registry_probes(tmp_path):
         '[[system]]\nname = "wide"\nbinary = "many"\ncolor = 0\n')
     registry = Registry(Layout(bin_dir, systems, {}, None, None, "build-dir"))
     assert [(s.name, c) for s, c in peak_plan(registry, None, [1, 4])] == [("probe", 1), ("wide", 4)]
+
+
+def test_every_paper_system_is_a_system_the_paper_published():
+    """`paper_system` names the published data's system (docs/paper-ports.md): a label such as
+    "MPI" or one the paper never printed would set no figure, or another system's, beside it."""
+    from taskbench.reference import published
+    known = published.systems()
+    claims = {s.name: s.paper_system for s in read_entries(REPO / "systems").values() if s.paper_system}
+    assert {name: system for name, system in claims.items() if system not in known} == {}
+    # The MPI family runs the paper's MPI ports (docs/paper-ports.md): each build names its row.
+    assert {n: claims.get(n) for n in ("mpi_p2p", "mpi_p2p_mpich", "mpi_bulk", "mpi_bulk_smpi")} == {
+        "mpi_p2p": "mpi_nonblock", "mpi_p2p_mpich": "mpi_nonblock", "mpi_bulk": "mpi_bulk_synchronous",
+        "mpi_bulk_smpi": "mpi_bulk_synchronous"}

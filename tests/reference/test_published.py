@@ -76,29 +76,37 @@ def test_predict_takes_the_published_metg_per_node_count():
     bad = subprocess.run([*run, "--reference-system", "MPi"], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("taskbench: --reference-system MPi: not a system the paper published; did you mean "
-                                  "MPI? (`taskbench reference` lists them)")
+                                  "MPI? (`taskbench reference --all` lists them, with the systems here that run their "
+                                  "rows)")
+    lower = subprocess.run([*run, "--reference-system", "mpi"], capture_output=True, text=True, env=env, timeout=60)
+    assert lower.returncode == 2 and "did you mean MPI?" in lower.stderr, lower.stderr
+    # The registry's fact: mpi_bulk runs the paper's bulk-synchronous MPI, whose figures it takes.
+    bulk = subprocess.run([*run, "--reference-system", "mpi_bulk"], capture_output=True, text=True, env=env, timeout=60)
+    assert bulk.returncode == 0, bulk.stderr
+    assert "MPI bulk sync (mpi_bulk_synchronous)" in bulk.stdout + bulk.stderr
+    assert [l.split("\t")[4] for l in bulk.stdout.splitlines()[1:] if l[:1].isdigit()][:2] == ["8.96 µs", "27.4 µs"]
 
 
 def test_the_dependencies_study_draws_the_papers_fig10_series():
     from taskbench.studies.taskbench_paper import DEPENDENCIES, RADICES
-    series = dict(DEPENDENCIES.published())
-    assert set(series) == set(published.STUDY_SERIES)
+    series = dict(DEPENDENCIES.published(published.CONTEXT_SYSTEMS))
+    assert set(series) == {published.label_of(s) for s in published.CONTEXT_SYSTEMS} == {"MPI", "Charm++", "OpenMP task"}
     assert [r for r, _ in series["MPI"]] == list(RADICES)
     assert dict(series["MPI"])[0] == 3.869e-07 and dict(series["MPI"])[3] == 4.6e-06
 
 
 def test_the_systems_patterns_and_graphs_studies_draw_the_papers_fig9_series():
     from taskbench.studies.taskbench_paper import GRAPHS_STUDY, PATTERNS_STUDY, SYSTEMS
-    assert dict(SYSTEMS.published())["MPI"] == [("stencil_1d", 4.583e-06)]
+    assert dict(SYSTEMS.published(published.CONTEXT_SYSTEMS))["MPI"] == [("stencil_1d", 4.583e-06)]
     # nearest and spread of the paper's compute/ logs have 5 dependencies per task: "nearest r5" here
-    assert dict(PATTERNS_STUDY.published())["MPI"] == [("stencil_1d", 4.583e-06), ("fft", 5.702e-06),
+    assert dict(PATTERNS_STUDY.published(published.CONTEXT_SYSTEMS))["MPI"] == [("stencil_1d", 4.583e-06), ("fft", 5.702e-06),
                                                        ("nearest r5", 6.76e-06), ("spread r5", 8.526e-06)]
-    assert dict(GRAPHS_STUDY.published())["MPI"] == [(1, 6.76e-06), (4, 7.013e-06)]
+    assert dict(GRAPHS_STUDY.published(published.CONTEXT_SYSTEMS))["MPI"] == [(1, 6.76e-06), (4, 7.013e-06)]
 
 
 def test_the_communication_study_draws_the_papers_fig11_at_64_nodes():
     from taskbench.studies.taskbench_paper import COMMUNICATION
-    series = dict(COMMUNICATION.published())
+    series = dict(COMMUNICATION.published(published.CONTEXT_SYSTEMS))
     assert set(series) == {"MPI, 64 nodes, 4 graphs", "Charm++, 64 nodes, 4 graphs"}  # OpenMP is one node
     # 16 B: 140.3 us, the deciding size itself (the next smaller one ran coarser: no interpolation)
     assert series["MPI, 64 nodes, 4 graphs"] == [(16, 1.403e-04), (256, 1.054e-04), (4096, 3.286e-04),
@@ -129,4 +137,18 @@ def test_the_imbalance_figure_draws_the_papers_series_in_the_nearest_panel_only(
     assert "native" in labels[0] and "native" in labels[1]
     assert not any("published" in label for label in labels[0])
     assert {l for l in labels[1] if l.startswith("published")} == {
-        f"published (Cori, SC20), Fig. 12 (4 graphs, largest size): {s}" for s in published.STUDY_SERIES}
+        f"published (Cori, SC20), Fig. 12 (4 graphs, largest size): {published.label_of(s)}"
+        for s in published.CONTEXT_SYSTEMS}
+
+
+def test_a_study_figure_draws_the_paper_rows_its_systems_run():
+    """The registry's `paper_system` decides the published series beside a study's systems: a
+    study of mpi_bulk draws the paper's bulk-synchronous MPI, never its nonblocking MPI."""
+    from types import SimpleNamespace
+
+    from taskbench.studies import figures
+    from taskbench.studies.taskbench_paper import SYSTEMS
+    assert figures.paper_systems(SimpleNamespace(systems=["mpi_bulk", "native"])) == ("mpi_bulk_synchronous",)
+    assert figures.paper_systems(SimpleNamespace(systems=["native"])) == published.CONTEXT_SYSTEMS
+    series = dict(SYSTEMS.published(figures.paper_systems(SimpleNamespace(systems=["mpi_bulk", "mpi_p2p"]))))
+    assert series == {"MPI bulk sync": [("stencil_1d", 8.961e-06)], "MPI": [("stencil_1d", 4.583e-06)]}

@@ -115,9 +115,10 @@ def test_taskbench_reference_prints_every_published_system_and_refuses_an_unknow
     got = subprocess.run([*run, "--pattern", "stencil_1d"], capture_output=True, text=True, env=env, timeout=60)
     assert got.returncode == 0, got.stderr
     lines = got.stdout.splitlines()
-    assert lines[0].split("\t") == ["system"] + [f"{n} node" + "s" * (n > 1) for n in (1, 2, 4, 8, 16, 32, 64, 128, 256)]
+    assert lines[0].split("\t") == ["system", "published as", "its port here"] + [
+        f"{n} node" + "s" * (n > 1) for n in (1, 2, 4, 8, 16, 32, 64, 128, 256)]
     mpi = next(l.split("\t") for l in lines if l.startswith("MPI\t"))
-    assert mpi[1] == "4.58 µs" and mpi[-1] == "60.6 µs"
+    assert mpi[1:4] == ["mpi_nonblock", "mpi_p2p, mpi_p2p_mpich, mpi_p2p_smpi", "4.58 µs"] and mpi[-1] == "60.6 µs"
     labels = {l.split("\t")[0] for l in lines[1:]}
     assert {"Chapel", "Charm++", "OmpSs", "PaRSEC DTD", "Regent", "Spark", "StarPU", "Swift/T", "TensorFlow",
             "X10"} <= labels

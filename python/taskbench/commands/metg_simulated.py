@@ -81,12 +81,12 @@ def main(args, ctx, sweep_one) -> int:
 
 
 def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> None:
-    """METG per node count and system; with --reference, the paper's figure of the system's
-    paper row at each node count and the simulated one's ratio to it."""
+    """METG per node count and system; with --reference, the paper's figure of the paper row the
+    system runs (registry `paper_system`) at each node count and the simulated one's ratio to it."""
     figures = units.Figures(ctx.console.quiet)
     columns = ["nodes", "system", "simulated METG", "95% interval", "campaign's wall time"]
     if reference:
-        columns += [published.LABEL, "simulated / published"]
+        columns += ["paper row", published.LABEL, "simulated / published"]
     rows = []
     for nodes, analysis in results:
         wall = sum(r.get("wall_seconds") or 0.0 for r in analysis.runs)
@@ -99,10 +99,12 @@ def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> N
             row = [nodes, system, figures.seconds(s.seconds) if s.seconds is not None else s.text_status + s.mark,
                    interval, figures.seconds(wall)]
             if reference:
-                paper = published.metg_by_nodes(ctx.registry.get(system).paper_row, analysis.params.pattern,
-                                                analysis.params.graphs).get(nodes)
+                paper_system = ctx.registry.get(system).paper_system
+                paper = published.metg_by_nodes(paper_system, analysis.params.pattern,
+                                                analysis.params.graphs).get(nodes) if paper_system else None
                 ratio = s.seconds / paper if paper and s.seconds else None
-                row += [figures.seconds(paper) if paper else "not published",
+                row += [published.label_of(paper_system) if paper_system else "none (not a paper port)",
+                        figures.seconds(paper) if paper else "not published",
                         (ratio if ctx.console.quiet else f"{ratio:.2f}x") if ratio else ""]
             rows.append(row)
     ctx.console.table(f"Simulated METG({results[0][1].params.threshold:.0%}) against nodes, platform {platform} "

@@ -26,9 +26,11 @@ def add_parser(subparsers, common):
                    help="METG(50%%): one value for every node count, or one per node count (repeatable)")
     p.add_argument("--system", help="take the METG from this system's latest stored metg campaign")
     p.add_argument("--campaign", help="with --system: this metg campaign instead of the latest")
-    p.add_argument("--reference-system", metavar="LABEL",
-                   help="the SC20 paper's published METG per node count of this system (its label: "
-                        "`taskbench reference`), e.g. MPI or Charm++; Cori's nodes, 32 cores")
+    p.add_argument("--reference-system", metavar="NAME",
+                   help="the SC20 paper's published METG per node count of this system: its label or its "
+                        "published name (`taskbench reference --all`), e.g. MPI, Charm++ or "
+                        "mpi_bulk_synchronous, or a system here that runs a paper row (`taskbench systems`); "
+                        "Cori's nodes, 32 cores")
     p.add_argument("--pattern", default="stencil_1d", help="with --reference-system: the pattern (stencil_1d)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="with --system: predict from a METG its campaign marked unreliable too")
@@ -90,19 +92,35 @@ def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool)
     return curve.summary.seconds
 
 
-def _published_metg(ctx, label: str, pattern: str) -> dict[int, float]:
+def _paper_system(ctx, name: str, rows: list[dict]) -> str:
+    """The published data's name of the system --reference-system names: a label the paper prints
+    (the one its figures show where two share it), a published name, or a registry entry that runs
+    a paper row (its `paper_system`)."""
+    by_label: dict[str, str] = {}
+    for r in sorted(rows, key=lambda r: r["visible"] != "True"):  # shown rows first
+        by_label.setdefault(r["label"], r["system"])
+    published_names = {r["system"] for r in rows}
+    ports = {s.name: s.paper_system for s in ctx.registry if s.paper_system in published_names}
+    for table in ({n: n for n in published_names}, by_label, ports):
+        if name in table:
+            return table[name]
+    names = sorted(by_label) + sorted(published_names) + sorted(ports)
+    raise UserError(f"--reference-system {name}: not a system the paper published{did_you_mean(name, names)} "
+                    f"(`taskbench reference --all` lists them, with the systems here that run their rows)",
+                    EXIT_USAGE)
+
+
+def _published_metg(ctx, name: str, pattern: str) -> dict[int, float]:
     """The paper's METG at each node count it published for this system (its Fig. 9 series)."""
     rows = [r for r in sc20.shipped("compute") if r["ngraphs"] == 1 and r["metg_seconds"]]
-    labels = sorted({r["label"] for r in rows})
-    if label not in labels:
-        raise UserError(f"--reference-system {label}: not a system the paper published{did_you_mean(label, labels)} "
-                        f"(`taskbench reference` lists them)", EXIT_USAGE)
-    table = published.metg_by_nodes(label, pattern)
+    system = _paper_system(ctx, name, rows)
+    label = published.label_of(system)
+    table = published.metg_by_nodes(system, pattern)
     if not table:
-        patterns = sorted({r["pattern"] for r in rows if r["label"] == label})
+        patterns = sorted({r["pattern"] for r in rows if r["system"] == system})
         raise UserError(f"--pattern {pattern}: the paper published {label} for {', '.join(patterns)}", EXIT_USAGE)
-    ctx.console.note(f"METG per node count: {published.LABEL}, {label}, {pattern}, 1 graph, the paper's definition "
-                     f"({units.count(len(table), 'node count')}; docs/reference.md)")
+    ctx.console.note(f"METG per node count: {published.LABEL}, {label} ({system}), {pattern}, 1 graph, the paper's "
+                     f"definition ({units.count(len(table), 'node count')}; docs/reference.md)")
     return table
 
 

@@ -41,14 +41,20 @@ def main(args, ctx) -> int:
     order = sorted({(float(r[swept]) if swept else r["nodes"], column_of(r)) for r in rows})
     columns = [c for _, c in order]
     figures = units.Figures(ctx.console.quiet)
-    table: dict[str, dict[str, str]] = {}
+    table: dict[tuple[str, str], dict[str, str]] = {}
     for r in rows:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
-        table.setdefault(label, {})[column_of(r)] = figures.seconds(r["metg_seconds"])
+        table.setdefault((label, r["system"]), {})[column_of(r)] = figures.seconds(r["metg_seconds"])
+    # The registry entries that run each published system's algorithm (`paper_system`).
+    ports: dict[str, list[str]] = {}
+    for entry in ctx.registry:
+        if entry.paper_system:
+            ports.setdefault(entry.paper_system, []).append(entry.name)
     ctx.console.table(f"{published.label(args.data)}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
-                      ["system", *columns], [[label, *(cells.get(c, "") for c in columns)]
-                                             for label, cells in sorted(table.items())])
+                      ["system", "published as", "its port here", *columns],
+                      [[label, system, ", ".join(ports.get(system, [])) or "-", *(cells.get(c, "") for c in columns)]
+                       for (label, system), cells in sorted(table.items())])
     ctx.console.note(f"from {sc20.SOURCE} at {sc20.COMMIT}, derived by this project's parser "
                      f"(version {sc20.PARSER_VERSION}); {data_set.what}, 2020's software: docs/reference.md")
     return EXIT_OK

@@ -12,7 +12,7 @@ from taskbench.console import NOTES, Fit
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK
 from taskbench.launch import LaunchOptions
 from taskbench.launch.mpi_common import rank_layout
-from taskbench.reference import sc20
+from taskbench.reference import published, sc20
 
 WHY = "description / why not available"  # the TSV column (scripts read it by this name)
 # The short view: the one column that may be cut to keep a system on one line.
@@ -44,6 +44,11 @@ def _cores(s):
     return layout.ranks * (layout.threads_per_rank or 1)
 
 
+def _paper(s) -> str:
+    """The paper's row whose algorithm the entry runs: its label, and its name in the published data."""
+    return f"{published.label_of(s.paper_system)} ({s.paper_system})" if s.paper_system else ""
+
+
 def _described(s) -> str:
     """The description, and the build's note on the system's component (which driver it loads)."""
     return s.description + (f" ({s.note})" if s.note else "")
@@ -55,12 +60,12 @@ def main(args, ctx) -> int:
     title = f"systems ({ctx.layout.describe()})"
     first = [[s.name, "yes" if s.available else "no", "yes" if s.default else ""] for s in systems]
     if ctx.console.tabular:
-        rows = [[*row, _launcher(s), _cores(s), s.paper_row, s.reason or _described(s)]
+        rows = [[*row, _launcher(s), _cores(s), _paper(s), s.reason or _described(s)]
                 for row, s in zip(first, systems)]
         columns = ["system", "available", "default", "launcher", "cores", "paper row", WHY]
         ctx.console.table(title, columns, rows)
     elif args.long:
-        rows = [[*row, _launcher(s), _cores(s), s.paper_row,
+        rows = [[*row, _launcher(s), _cores(s), _paper(s),
                  _described(s) + (f" Not available: {s.reason}" if s.reason else "")]
                 for row, s in zip(first, systems)]
         columns = ["system", "available", "default", "launcher", "cores", "paper row", NOTES]
@@ -71,8 +76,7 @@ def main(args, ctx) -> int:
         ctx.console.table(title, columns, rows, SHORT_FIT)
         if any(s.reason for s in systems):
             ctx.console.note("each reason in full: taskbench systems --long")
-    # A published system some entry here stands in for (charm4py for Charm++) is not "published only".
-    alone = [label for label in sc20.PUBLISHED_ONLY if not any(s.paper_row == label for s in registry)]
+    alone = list(sc20.PUBLISHED_ONLY)
     ctx.console.note(f"the SC20 paper's systems that no package registry has: {', '.join(alone)}; their "
                      "published figures: taskbench reference")
     if not registry.systems:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import replace
-from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.plan import LaunchOptions
@@ -20,8 +19,8 @@ def rank_layout(system, options) -> LaunchOptions:
     """The run's options with its ranks and threads per rank filled in: --ranks and
     --threads-per-rank, else the registry entry's, else the machine's: one rank per available
     core (and a driver rank beside them where rank 0 only submits work), or for a hybrid system
-    (one with a threads flag) one rank per NUMA node, at least 2 so that messages pass, with the
-    cores split evenly between them (docs/mpi.md)."""
+    (one with a threads flag) one rank with every core as its threads, as the Task Bench paper ran
+    MPI+OpenMP: a rank per node (docs/mpi.md)."""
     cores = available_cores()
     ranks = options.ranks or system.ranks
     threads = options.threads_per_rank or system.threads_per_rank
@@ -35,10 +34,7 @@ def rank_layout(system, options) -> LaunchOptions:
     elif threads and not ranks:
         ranks = max(1, cores // threads)
     elif not ranks:
-        ranks = min(cores, max(2, numa_nodes()))
-        while cores % ranks:
-            ranks += 1
-        threads = cores // ranks
+        ranks, threads = 1, cores
     return replace(options, ranks=ranks, threads_per_rank=threads)
 
 
@@ -54,20 +50,6 @@ def cluster_layout(system, options: LaunchOptions) -> LaunchOptions:
         return replace(options, ranks=len(cluster), threads_per_rank=threads)
     # A driver rank that only submits work comes on top, on the first host (ranks go round).
     return replace(options, ranks=cluster.cores + system.driver_rank)
-
-
-def numa_nodes() -> int:
-    """NUMA nodes holding a CPU this process may run on (1 where the kernel does not say)."""
-    allowed = os.sched_getaffinity(0)
-    nodes = 0
-    for cpulist in Path("/sys/devices/system/node").glob("node[0-9]*/cpulist"):
-        cpus = set()
-        for part in cpulist.read_text().strip().split(","):
-            if part:
-                first, _, last = part.partition("-")
-                cpus.update(range(int(first), int(last or first) + 1))
-        nodes += bool(cpus & allowed)
-    return max(1, nodes)
 
 
 def running_as_root() -> bool:

@@ -54,51 +54,75 @@ def efficiency_curves(pattern: str, graphs: int, kernel: str) -> list[tuple[str,
     return sorted(curves.items())
 
 
-# The published systems a study figure draws beside the measured ones: the paper's baseline and
-# the fastest task-based systems (all of them would hide the measured lines).
-STUDY_SERIES = ("MPI", "Charm++", "OpenMP task")
+# The published systems a study figure draws beside the measured ones when none of them stands
+# for a paper row (registry `paper_system`): the paper's baseline and the fastest task-based
+# systems (all of them would hide the measured lines).
+CONTEXT_SYSTEMS = ("mpi_nonblock", "charm", "openmp_intel")
 
 
-def metg_vs(data_set: str, values, pattern: str, graphs: int, nodes: int) -> list[tuple[str, list[tuple[object, float]]]]:
+def systems() -> dict[str, str]:
+    """{system: label} of every system the shipped data sets hold (the published data's own
+    names, e.g. mpi_bulk_synchronous: "MPI bulk sync"), shown or not in the paper's figures."""
+    found: dict[str, str] = {}
+    for data_set in sc20.DATA_SETS:
+        for r in sc20.shipped(data_set):
+            found.setdefault(r["system"], r["label"])
+    return found
+
+
+def label_of(system: str) -> str:
+    """The label the paper prints for one of its systems (its legend's)."""
+    return systems().get(system, system)
+
+
+def study_systems(paper_systems) -> tuple[str, ...]:
+    """The published series a study figure draws: the paper rows its measured systems stand for
+    (their registry `paper_system`), or CONTEXT_SYSTEMS where none does."""
+    return tuple(dict.fromkeys(s for s in paper_systems if s)) or CONTEXT_SYSTEMS
+
+
+def metg_vs(data_set: str, values, pattern: str, graphs: int, nodes: int,
+            shown=CONTEXT_SYSTEMS) -> list[tuple[str, list[tuple[object, float]]]]:
     """The paper's METG series of a data set that sweeps a parameter (radix, comm, imbalance)
-    for this graph at one node count, at these values of the parameter (as a study names them)."""
+    for this graph at one node count, at these values of the parameter (as a study names them),
+    of the systems `shown` (the published data's names), each labelled as the paper labels it."""
     param = sc20.DATA_SETS[data_set].param
     wanted = {float(v): v for v in values}
     series: dict[str, list[tuple[object, float]]] = {}
     for r in sc20.shipped(data_set):
         value = wanted.get(float(r[param]))
-        if (value is not None and r["label"] in STUDY_SERIES and r["visible"] == "True" and r["pattern"] == pattern
+        if (value is not None and r["system"] in shown and r["pattern"] == pattern
                 and r["ngraphs"] == graphs and r["nodes"] == nodes and r["metg_seconds"]):
             series.setdefault(r["label"], []).append((value, r["metg_seconds"]))
     return [(name, sorted(points, key=lambda vm: float(vm[0]))) for name, points in sorted(series.items())]
 
 
-def metg_vs_radix(radices) -> list[tuple[str, list[tuple[object, float]]]]:
+def metg_vs_radix(radices, shown=CONTEXT_SYSTEMS) -> list[tuple[str, list[tuple[object, float]]]]:
     """The paper's Fig. 10 series (nearest, 1 graph, 1 node) at these radices."""
-    return metg_vs("radix", radices, "nearest", 1, 1)
+    return metg_vs("radix", radices, "nearest", 1, 1, shown)
 
 
-def metg_vs_nodes(pattern: str = "stencil_1d") -> list[tuple[str, list[tuple[int, float]]]]:
-    """The paper's Fig. 9 series: METG against node count (1 graph), for the study systems."""
+def metg_vs_nodes(pattern: str = "stencil_1d", shown=CONTEXT_SYSTEMS) -> list[tuple[str, list[tuple[int, float]]]]:
+    """The paper's Fig. 9 series: METG against node count (1 graph) of the systems `shown`."""
     series: dict[str, list[tuple[int, float]]] = {}
     for r in sc20.shipped("compute"):
-        if r["label"] in STUDY_SERIES and r["pattern"] == pattern and r["ngraphs"] == 1 and r["metg_seconds"]:
+        if r["system"] in shown and r["pattern"] == pattern and r["ngraphs"] == 1 and r["metg_seconds"]:
             series.setdefault(r["label"], []).append((r["nodes"], r["metg_seconds"]))
     return [(name, sorted(points)) for name, points in sorted(series.items())]
 
 
-def metg_by_nodes(label: str, pattern: str, graphs: int = 1) -> dict[int, float]:
-    """{nodes: METG(50%)} the paper published for one system (its label, a registry entry's
-    paper_row) on this graph with the compute kernel; {} where it published none."""
+def metg_by_nodes(system: str, pattern: str, graphs: int = 1) -> dict[int, float]:
+    """{nodes: METG(50%)} the paper published for one of its systems (the published data's name,
+    a registry entry's `paper_system`) on this graph with the compute kernel; {} where none."""
     return {r["nodes"]: r["metg_seconds"] for r in sc20.shipped("compute")
-            if r["label"] == label and r["pattern"] == pattern and r["ngraphs"] == graphs and r["metg_seconds"]}
+            if r["system"] == system and r["pattern"] == pattern and r["ngraphs"] == graphs and r["metg_seconds"]}
 
 
-def imbalance_cost(levels, nodes: int = 1) -> list[tuple[str, list[tuple[float, float]]]]:
+def imbalance_cost(levels, nodes: int = 1, shown=CONTEXT_SYSTEMS) -> list[tuple[str, list[tuple[float, float]]]]:
     """The paper's Fig. 12 (nearest, 5 dependencies, 4 graphs) as the imbalance study measures:
     time per unit of work against the balanced run, here at the largest problem size (where the
     paper says imbalance bounds efficiency): efficiency at imbalance 0 / efficiency at x."""
-    rows = [r for r in sc20.shipped("imbalance") if r["label"] in STUDY_SERIES and r["visible"] == "True"
+    rows = [r for r in sc20.shipped("imbalance") if r["system"] in shown
             and r["pattern"] == "nearest" and r["ngraphs"] == 4 and r["nodes"] == nodes
             and r["largest_size_efficiency"]]
     top = max(levels)
@@ -124,14 +148,14 @@ def gpu_curves(pattern: str = "stencil_1d") -> list[tuple[str, list[tuple[float,
     return [(name, sorted(points)) for name, points in sorted(series.items())]
 
 
-def metg_at(points: dict) -> list[tuple[str, list[tuple[object, float]]]]:
+def metg_at(points: dict, shown=CONTEXT_SYSTEMS) -> list[tuple[str, list[tuple[object, float]]]]:
     """The paper's series (compute data set, 1 node) at a study's values: points maps each value to
     the (pattern, graphs) the paper published it as; values it did not publish are left out."""
     wanted = {key: value for value, key in points.items()}
     series: dict[str, list[tuple[object, float]]] = {}
     for r in sc20.shipped("compute"):
         value = wanted.get((r["pattern"], r["ngraphs"]))
-        if value is not None and r["label"] in STUDY_SERIES and r["nodes"] == 1 and r["metg_seconds"]:
+        if value is not None and r["system"] in shown and r["nodes"] == 1 and r["metg_seconds"]:
             series.setdefault(r["label"], []).append((value, r["metg_seconds"]))
     order = list(points)
     return [(label, sorted(found, key=lambda vm: order.index(vm[0]))) for label, found in sorted(series.items())]

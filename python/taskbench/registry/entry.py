@@ -27,6 +27,9 @@ def _parse_entry(entry: dict, folder: Path, source: Path) -> System:
     known = {k: v for k, v in entry.items() if k in _KNOWN_KEYS}
     extra = {k: v for k, v in entry.items() if k not in _KNOWN_KEYS}
     where = f"{source}: system '{entry['name']}'"
+    if "paper_row" in entry:  # the key's old name, whose labels claimed rows the ports did not run
+        raise UserError(f"{where}: 'paper_row' is now 'paper_system': the published data's name of the paper's "
+                        "system whose algorithm the entry runs, or nothing (docs/paper-ports.md)", EXIT_ENVIRONMENT)
     known.setdefault("binary", known["name"])
     known["env"] = {str(k): str(v) for k, v in (known.get("env") or {}).items()}
     args = known.get("args") or []

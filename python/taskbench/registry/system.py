@@ -26,7 +26,11 @@ class System:
     threads_flag: str | None = None
     args: list[str] = field(default_factory=list)  # flags always passed first (a variant of a binary)
     env: dict[str, str] = field(default_factory=dict)
-    paper_row: str = ""
+    # The Task Bench paper's system whose algorithm this entry runs (its port's synchronisation,
+    # task creation, dependence mechanism and timed region; docs/paper-ports.md), by the published
+    # data's name, e.g. "mpi_nonblock": every published figure set beside this entry's is that
+    # system's. Empty where the entry runs no paper port as the paper ran it.
+    paper_system: str = ""
     default: bool = False
     ranks: int | None = None  # default MPI ranks (mpirun/srun launchers), worker processes (dask)
     threads_per_rank: int | None = None

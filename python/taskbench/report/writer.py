@@ -70,9 +70,11 @@ def check_html_path(html_path: str | Path, console) -> None:
 
 
 def _published_series(pattern: str, systems: list[str]) -> list[tuple[str, list]]:
-    """The paper's METG-vs-nodes series of these systems' paper rows (registry `paper_row`)."""
-    rows = {registry_entries()[s].paper_row for s in systems if s in registry_entries()}
-    return [(label, points) for label, points in published.metg_vs_nodes(pattern) if label in rows]
+    """The paper's METG-vs-nodes series of the paper rows these systems run (registry
+    `paper_system`), nothing for a system that runs none."""
+    entries = registry_entries()
+    shown = tuple({entries[s].paper_system for s in systems if s in entries} - {""})
+    return published.metg_vs_nodes(pattern, shown) if shown else []
 
 
 def write_report(store, html_path: str | Path, campaign_names: list[str] | None, console,

@@ -109,7 +109,7 @@ def metg_vs_parameter(result, study) -> Figure | None:
         return None
     # Only the values this result has, placed as the measured ones are.
     paper = [(label, [(position[v] if study.categorical else v, m) for v, m in points if v in position])
-             for label, points in (study.published() if study.published else [])]
+             for label, points in (study.published(paper_systems(result)) if study.published else [])]
     draw_published(ax, paper, PUBLISHED, "none" if study.categorical else "--")
     if study.categorical:
         ax.set_xticks(range(len(values)))
@@ -122,6 +122,15 @@ def metg_vs_parameter(result, study) -> Figure | None:
     ax.grid(True, which="both", alpha=0.3)
     legend_below(fig, [ax])
     return fig
+
+
+def paper_systems(result) -> tuple[str, ...]:
+    """The published systems a study's figure draws beside its own: the paper rows its systems run
+    (registry `paper_system`), or the paper's context rows where none runs one."""
+    from taskbench.reference import published
+    from taskbench.registry.catalog import registry_entries
+    entries = registry_entries()
+    return published.study_systems(entries[s].paper_system for s in result.systems if s in entries)
 
 
 def scaling(result, modes, axis, metg=None, floor=(), published=()) -> Figure | None:

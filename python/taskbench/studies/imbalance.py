@@ -139,7 +139,7 @@ def figure(result: StudyResult):
     from taskbench.reference import published
     from taskbench.studies import figures
     # The SC20 paper's Fig. 12 is of nearest with 5 dependencies per task (4 graphs, one node).
-    paper = {"nearest": published.imbalance_cost(result.axis("imbalance"))}
+    paper = {"nearest": published.imbalance_cost(result.axis("imbalance"), shown=figures.paper_systems(result))}
     return figures.imbalance(result, PATTERNS, relative_to_balanced, label, paper)
 
 

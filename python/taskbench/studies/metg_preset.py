@@ -45,7 +45,8 @@ class MetgStudy:
     categorical: bool = False  # the values are names (patterns), not numbers
     full_minutes: str = ""  # the full run's measured or estimated time, for --list
     # The paper's own series for this figure, drawn beside the measured ones, labelled as
-    # published: () -> [(label, [(value, METG seconds)])] (taskbench.reference.published).
+    # published: (paper systems) -> [(label, [(value, METG seconds)])] (taskbench.reference.published):
+    # the series of the paper rows the study's systems run (published.study_systems).
     published: Callable | None = None
     kind: str = field(default="metg", init=False)
 

@@ -270,7 +270,7 @@ def figure(result: StudyResult):
     from taskbench.reference import published
     from taskbench.studies import figures
     return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
-                           published.metg_vs_nodes("stencil_1d"))
+                           published.metg_vs_nodes("stencil_1d", figures.paper_systems(result)))
 
 
 STUDY = Study(

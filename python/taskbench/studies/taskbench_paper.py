@@ -46,7 +46,7 @@ SYSTEMS = MetgStudy(
     parameter="pattern", default_systems=every_system, categorical=True,
     sweeps=lambda quick, cores: [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})],
     full_minutes="~1 min per system (estimated, 3 repetitions)",
-    published=lambda: _paper().metg_at({"stencil_1d": ("stencil_1d", 1)}))
+    published=lambda shown: _paper().metg_at({"stencil_1d": ("stencil_1d", 1)}, shown))
 
 RADICES = (0, 1, 3, 5, 7, 9)
 DEPENDENCIES = MetgStudy(
@@ -56,7 +56,7 @@ DEPENDENCIES = MetgStudy(
     parameter="radix", default_systems=default_systems,
     sweeps=lambda quick, cores: [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE})
                                  for r in RADICES],
-    full_minutes="~30 min (estimated)", published=lambda: _paper().metg_vs_radix(RADICES))
+    full_minutes="~30 min (estimated)", published=lambda shown: _paper().metg_vs_radix(RADICES, shown))
 
 PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
             ("spread", 5), ("random_nearest", 5))
@@ -69,8 +69,8 @@ PATTERNS_STUDY = MetgStudy(
                                        {"pattern": p, "radix": r, "width": WIDE}) for p, r in PATTERNS],
     full_minutes="~35 min (estimated)",
     # The paper's Fig. 9a-c at 1 node (its nearest and spread have 5 dependencies per task) and fft.
-    published=lambda: _paper().metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1),
-                                        "nearest r5": ("nearest", 1), "spread r5": ("spread", 1)}))
+    published=lambda shown: _paper().metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1),
+                                              "nearest r5": ("nearest", 1), "spread r5": ("spread", 1)}, shown))
 
 GRAPHS = (1, 2, 4)
 GRAPHS_STUDY = MetgStudy(
@@ -81,7 +81,7 @@ GRAPHS_STUDY = MetgStudy(
     sweeps=lambda quick, cores: [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g})
                                  for g in GRAPHS],
     full_minutes="~20 min (estimated)",
-    published=lambda: _paper().metg_at({1: ("nearest", 1), 4: ("nearest", 4)}))
+    published=lambda shown: _paper().metg_at({1: ("nearest", 1), 4: ("nearest", 4)}, shown))
 
 OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
 OUTPUT_BYTES_QUICK = (16, 1024, 65536)
@@ -98,10 +98,10 @@ def _communication_sweeps(quick: bool, cores: int) -> list[Sweep]:
 COMMUNICATION_NODES = 64  # the paper's Fig. 11
 
 
-def _published_communication() -> list:
+def _published_communication(shown) -> list:
     """The paper's Fig. 11 runs (spread, 4 graphs) at 64 Cori nodes: its METG per output size."""
     return [(f"{label}, {COMMUNICATION_NODES} nodes, 4 graphs", points) for label, points in
-            _paper().metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES)]
+            _paper().metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES, shown)]
 
 
 COMMUNICATION = MetgStudy(

@@ -1,7 +1,7 @@
 // The memory one rank uses for one graph: two output fields per owned column (row t writes
-// field t mod 2 while row t-1's outputs stay readable and in flight), one scratch buffer per
-// owned column, and receive slots for outputs that arrive from other ranks. Every address is
-// fixed at setup, so the step plans can hold plain pointers and the run allocates nothing.
+// field t mod 2 while row t-1's outputs stay readable), one scratch buffer per owned column,
+// and an input slot per input of a step's tasks (plan.h). Every address is fixed at setup, so
+// the step plans can hold plain pointers and the run allocates nothing.
 #pragma once
 
 #include <cstdlib>
@@ -33,9 +33,9 @@ class RankBuffers {
   char* scratch(long column) const {
     return scratch_bytes_ == 0 ? nullptr : scratch_.get() + (column - first_) * scratch_bytes_;
   }
-  // Receive slot k, allocated on first use (each step plan numbers its receives from 0, and a
-  // step's receives all complete before the next step posts into the same slots).
-  char* receive_slot(size_t k) {
+  // Input slot k, allocated on first use (each step plan numbers its inputs from 0, and a
+  // step's tasks all run before the next step receives or copies into the same slots).
+  char* input_slot(size_t k) {
     while (slots_.size() <= k) slots_.push_back(allocate(stride_));
     return slots_[k].get();
   }

@@ -1,6 +1,7 @@
 // One graph as one rank runs it: its columns, buffers, step plans, its own communicator (so the
 // messages of graphs run together with -and never match each other) and the requests in flight.
-// The three systems differ only in when they call post / wait_* / run.
+// The three systems differ only in what follows the exchange: a barrier (mpi_bulk), and
+// whether a rank's tasks run on one thread or in an OpenMP loop (mpi_openmp).
 #pragma once
 
 #include <mpi.h>
@@ -22,19 +23,12 @@ class RankGraph {
   RankGraph(const RankGraph&) = delete;
   RankGraph& operator=(const RankGraph&) = delete;
 
-  bool has_step(long t) const { return t < graph_.timesteps(); }
+  long timesteps() const { return graph_.timesteps(); }
   const StepPlan& plan(long t) const { return plans_.plans[plans_.plan_of_step[t]]; }
 
-  // Posts the step's sends, then its receives (nonblocking).
-  void post(const StepPlan& plan);
-  // Waits for the receives one task reads (p2p: each task starts as soon as its inputs are in).
-  void wait_inputs(const StepPlan& plan, const TaskPlan& task) {
-    for (uint32_t k = task.waits_begin; k < task.waits_end; ++k)
-      MPI_Wait(&receive_requests_[plan.waits[k]], MPI_STATUS_IGNORE);
-  }
-  void wait_receives();
-  // A step's sends must finish before the next step's tasks overwrite the field they read.
-  void wait_sends();
+  // The step's communication, as the paper's ports: its receives posted, its local inputs
+  // copied, its sends posted (nonblocking), then a wait for all of them.
+  void exchange(const StepPlan& plan);
   // After the run: this rank's outputs of the last timestep, to the core's check.
   void check_last_row() const;
 
@@ -57,8 +51,7 @@ class RankGraph {
   RankBuffers buffers_;
   GraphPlans plans_;
   std::vector<size_t> input_bytes_;  // every input has the graph's output size
-  std::vector<MPI_Request> receive_requests_, send_requests_;
-  int receives_posted_ = 0, sends_posted_ = 0;
+  std::vector<MPI_Request> requests_;
 };
 
 // One RankGraph per graph of the run (-and), in order. Destroy them before MPI finalizes
