@@ -46,10 +46,7 @@ def main(args, ctx) -> int:
         label = r["label"] + ("" if swept is None else f" ({units.count(r['nodes'], 'node')})")
         table.setdefault((label, r["system"]), {})[column_of(r)] = figures.seconds(r["metg_seconds"])
     # The registry entries that run each published system's algorithm (`paper_system`).
-    ports: dict[str, list[str]] = {}
-    for entry in ctx.registry:
-        if entry.paper_system:
-            ports.setdefault(entry.paper_system, []).append(entry.name)
+    ports = published.ports((s.name, s.paper_system) for s in ctx.registry)
     ctx.console.table(f"{published.label(args.data)}: METG(50%), {args.pattern}, {units.count(args.graphs, 'graph')}, "
                       f"{args.data} data set, the paper's definition (mean of the repetitions per size)",
                       ["system", "published as", "its port here", *columns],

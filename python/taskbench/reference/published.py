@@ -19,10 +19,21 @@ LABEL = label()
 KERNEL = "compute_bound"  # the kernel of the paper's compute/ data set
 
 
+def ports(entries) -> dict[str, list[str]]:
+    """{published system: the names of the entries that run its algorithm}, from (name,
+    paper_system) pairs: a registry's `paper_system` facts."""
+    found: dict[str, list[str]] = {}
+    for name, system in entries:
+        if system:
+            found.setdefault(system, []).append(name)
+    return found
+
+
 def metg_table(pattern: str, graphs: int, kernel: str, nodes: list[int],
-               numeric: bool = False) -> tuple[str, list[str], list[list]] | str:
+               numeric: bool = False, ported: dict[str, list[str]] | None = None) -> tuple[str, list[str], list[list]] | str:
     """(title, columns, rows) of the paper's METG(50%) for this graph at these node counts (raw
-    seconds where `numeric`, as -q gives the measured table), or the reason there is none."""
+    seconds where `numeric`, as -q gives the measured table), or the reason there is none. With
+    `ported` (ports()), a column names the entries here that run each published system's port."""
     if kernel != KERNEL:
         return f"{LABEL}: the paper's METG figures are of {KERNEL}, not {kernel}"
     rows = [r for r in sc20.shipped("compute") if r["visible"] == "True" and r["pattern"] == pattern
@@ -30,16 +41,18 @@ def metg_table(pattern: str, graphs: int, kernel: str, nodes: list[int],
     if not rows:
         return f"{LABEL}: the paper published no METG for {pattern} with {units.count(graphs, 'graph')}"
     columns = [units.count(n, "node") for n in nodes]
-    cells: dict[str, dict[str, str]] = {}
+    cells: dict[tuple[str, str], dict[str, str]] = {}
     for r in rows:
         if r["nodes"] in nodes:
             figure = (r["metg_seconds"] if numeric else units.seconds(r["metg_seconds"])) if r["metg_seconds"] \
                 else "no METG"
-            cells.setdefault(r["label"], {})[units.count(r["nodes"], "node")] = figure
+            cells.setdefault((r["label"], r["system"]), {})[units.count(r["nodes"], "node")] = figure
     title = (f"{LABEL}, for comparison only (not measured here, not in any ranking): METG(50%), {pattern}, "
              f"{units.count(graphs, 'graph')}, {KERNEL}, the paper's definition (mean of the repetitions per size)")
-    return title, ["published system", *columns], [[label, *(c.get(col, "") for col in columns)]
-                                                   for label, c in sorted(cells.items())]
+    extra = ["its port here"] if ported is not None else []
+    return title, ["published system", *extra, *columns], [
+        [label, *([", ".join(ported.get(system, [])) or "-"] if ported is not None else []),
+         *(c.get(col, "") for col in columns)] for (label, system), c in sorted(cells.items())]
 
 
 def efficiency_curves(pattern: str, graphs: int, kernel: str) -> list[tuple[str, list[tuple[float, float]]]]:

@@ -11,6 +11,7 @@ from taskbench import units
 from taskbench.measure.kernels import unit
 from taskbench.measure.reliability import busy_line
 from taskbench.reference import published
+from taskbench.registry.catalog import registry_entries
 from taskbench.report.page import Note, html_table, notes_html
 from taskbench.report.tables import answer, definition, metg_table, notes_below_table
 from taskbench.report.trace_sections import trace_section
@@ -84,7 +85,8 @@ def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, pl
 
 def _published(a, nodes: list[int]) -> str:
     """The paper's figures for the campaign's graph: a table of their own, titled as published."""
-    found = published.metg_table(a.params.pattern, a.params.graphs, a.params.kernel, nodes)
+    found = published.metg_table(a.params.pattern, a.params.graphs, a.params.kernel, nodes, ported=published.ports(
+        (name, entry.paper_system) for name, entry in registry_entries().items()))
     if isinstance(found, str):
         return f"<p class='muted'>{html.escape(found)}</p>"
     title, columns, rows = found
