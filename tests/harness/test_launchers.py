@@ -152,12 +152,34 @@ def test_openmpi_without_root_sets_no_root_variables(monkeypatch):
     assert p.argv[:3] == ["mpirun", "-np", "3"] and p.argv[-2:] == [EXPECT_RANKS_FLAG, "3"]
 
 
-def test_mpich_mpiexec():
+def test_mpich_mpiexec(monkeypatch):
+    monkeypatch.setattr("taskbench.launch.mpirun.available_cores", lambda: 2)
+    monkeypatch.setattr("taskbench.launch.mpirun.allowed_cpus", lambda: [0, 1])
     p = plan(system(launcher="mpirun", mpi="mpich", env={"A": "1"}), [], LaunchOptions(ranks=2))
-    assert p.argv[:3] == ["mpiexec", "-n", "2"]
-    assert p.argv[3:6] == ["-genv", "A", "1"]
-    assert p.argv[6] == "-print-all-exitcodes"  # which rank died (launch/diagnosis.py)
+    assert p.argv[:5] == ["mpiexec", "-n", "2", "-bind-to", "user:0,1"]  # a rank per core, as the paper's
+    assert p.argv[5:8] == ["-genv", "A", "1"]
+    assert p.argv[8] == "-print-all-exitcodes"  # which rank died (launch/diagnosis.py)
     assert "--oversubscribe" not in p.argv
+
+
+CPUS = list(range(4, 20))  # a run confined to 16 CPUs that are not the machine's first
+
+
+@pytest.mark.parametrize("mpi,bind", [
+    ("openmpi", ["--cpu-list", ",".join(map(str, CPUS)), "--bind-to", "cpu-list:ordered"]),
+    ("mpich", ["-bind-to", "user:" + ",".join(map(str, CPUS))])])
+def test_a_rank_per_core_is_bound_to_its_cpu_as_the_papers_runs(monkeypatch, mpi, bind):
+    """The paper ran its MPI ports with srun --cpu_bind cores. Open MPI binds to cores by itself
+    only up to 2 ranks (to sockets beyond), and to the machine's first cores even where the
+    harness may not run; MPICH's Hydra binds nothing: both are told to put rank k on the k-th CPU
+    the harness may use, unless the ranks outnumber them (then no binding: an oversubscribed
+    rank must be free to move)."""
+    monkeypatch.setattr("taskbench.launch.mpirun.available_cores", lambda: len(CPUS))
+    monkeypatch.setattr("taskbench.launch.mpirun.allowed_cpus", lambda: CPUS)
+    argv = plan(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=16)).argv
+    assert any(argv[k:k + len(bind)] == bind for k in range(len(argv)))
+    argv = plan(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=17)).argv
+    assert not any(a.lstrip("-") == "bind-to" for a in argv)
 
 
 def test_mpich_binds_each_rank_to_as_many_cores_as_threads():

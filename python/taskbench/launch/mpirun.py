@@ -25,6 +25,7 @@ resolve nowhere).
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import sys
 
@@ -35,6 +36,7 @@ from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, clus
                                          flavour, rank_layout, running_as_root)
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, helper_path, merged_env,
                                    program, threads_flags)
+from taskbench.provenance import available_cores
 
 ACROSS_HOSTS = True  # --hosts: see above
 HYDRA_AGENT = "host_agent"  # among the build's helpers (plan.helper_path)
@@ -68,6 +70,11 @@ def hosts_network(cluster: Cluster) -> str | None:
     while not all(a in network for a in addresses):
         network = network.supernet()
     return str(network)
+
+
+def allowed_cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity), in order."""
+    return sorted(os.sched_getaffinity(0))
 
 
 def across_hosts(cluster: Cluster, threads: int) -> list[str]:
@@ -122,6 +129,10 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
             set_env[HOSTS_VARIABLE] = str(cluster.path)  # for the agent, which Hydra starts
         if threads > 1:  # give each rank as many cores as threads, not one
             argv += ["-bind-to", f"core:{threads}"]
+        elif cluster is None and ranks <= available_cores():
+            # The paper's --cpu_bind cores (Hydra binds nothing by default): rank k on the k-th
+            # CPU this process may use, so that a run confined to some CPUs stays on them.
+            argv += ["-bind-to", "user:" + ",".join(map(str, allowed_cpus()))]
         for name, value in set_env.items():
             argv += ["-genv", name, value]
         # Each rank's wait status: its report of a dead rank names only a PID (diagnosis.py).
@@ -134,6 +145,11 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
             set_env[HOSTS_VARIABLE] = str(cluster.path)  # for the agent, which mpirun starts
         elif threads > 1:  # Open MPI binds each rank to one core unless told to map more
             argv += ["--map-by", f"slot:PE={threads}"]
+        elif ranks <= available_cores():
+            # A rank per core, as the paper's --cpu_bind cores: Open MPI binds to cores by itself
+            # only up to 2 ranks (to sockets beyond), and to the machine's first cores even where
+            # this process may not run: rank k on the k-th CPU this process may use.
+            argv += ["--cpu-list", ",".join(map(str, allowed_cpus())), "--bind-to", "cpu-list:ordered"]
         for name in set_env:
             argv += ["-x", name]  # remote ranks see only exported variables
         if running_as_root():
