@@ -168,19 +168,3 @@ def test_a_failed_floor_draws_no_x_floor_figure():
     assert lines[-1].startswith("The no-runtime floor measurement failed: ")
     del floor["failed"]
     assert " the no-runtime floor (480 ns)" in answer(analysis)[0] and "METG / floor: native 0.6x" in floor_line(analysis)
-
-
-def test_the_interval_across_placements_holds_the_metg_of_every_run(monkeypatch):
-    """One repetition has no interval of its own: the placements' METGs make it, and the METG of
-    every run together lies within it even where both placements' lie above it (the report drew
-    an error bar of negative length from such an interval)."""
-    from taskbench.measure import analysis
-    from taskbench.measure.metg import MetgSummary
-    own = iter([MetgSummary([], seconds=2e-6), MetgSummary([], seconds=3e-6, low=2.5e-6, high=3.5e-6)])
-    monkeypatch.setattr(analysis, "estimate", lambda *args, **kwargs: next(own))
-    points = [SimpleNamespace(placement="near cores"), SimpleNamespace(placement="far cores")]
-    curve = SimpleNamespace(summary=MetgSummary([], seconds=1e-6), reps={0: points})
-    seen = SimpleNamespace(ranges={"near cores": (50, 60), "far cores": (200, 210)})
-    analysis._per_placement(curve, SimpleNamespace(threshold=0.5, metg_method="fit", reps=1), seen, 0)
-    assert (curve.summary.low, curve.summary.high) == (1e-6, 3.5e-6)
-    assert [p.seconds for p in curve.summary.placements] == [2e-6, 3e-6]

@@ -11,7 +11,8 @@ from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
 from taskbench.measure import metg_fit, placement
 from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, MetgSummary, PlacementMetg, efficiency, relative_spread
+from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, relative_spread
+from taskbench.measure.placement_metg import per_placement
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
 from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge, judge_missing
 from taskbench.measure.sweep import SweepParams, best_of
@@ -132,7 +133,7 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         seed = metg_fit.seed_of(f"{campaign['name']}/{system}")
         curve.summary = estimate(curve.reps, params.threshold, params.metg_method, seed, full_reps=params.reps)
         if seen.changed and curve.processor == "cpu" and (cores or 1) > 1:
-            _per_placement(curve, params, seen, seed)
+            per_placement(curve, params, seen.ranges, seed)
         s = curve.summary
         if s.seconds is None:
             s.unreliable += judge_missing(s.values, [it for it, _, _ in curve.disturbed_points])
@@ -142,24 +143,6 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         curve.own_peak = peaks.own_peak(system, cores)
         curves[system] = curve
     return CampaignAnalysis(campaign, params, peaks, curves, runs)
-
-
-def _per_placement(curve: SystemCurve, params: SweepParams, seen: placement.Placements, seed: int) -> None:
-    """Where the CPUs' placement changed during the campaign: the METG of the runs made under each
-    placement, and one interval that covers them all around the METG of every run."""
-    s = curve.summary
-    for label, ns in seen.ranges.items():
-        reps = {rep: [p for p in points if p.placement == label] for rep, points in curve.reps.items()}
-        reps = {rep: points for rep, points in reps.items() if points}
-        own = estimate(reps, params.threshold, params.metg_method, seed, full_reps=params.reps)
-        s.placements.append(PlacementMetg(label, ns, own.seconds, own.low, own.high,
-                                          sum(len(points) for points in reps.values())))
-    bounds = [b for p in s.placements for b in (p.low, p.high, p.seconds) if b is not None]
-    if s.seconds is not None and bounds:
-        # The METG itself too: without an interval of its own (one repetition) the placements'
-        # figures alone could all lie above or below it (an error bar of negative length).
-        bounds += [b for b in (s.low, s.high, s.seconds) if b is not None]
-        s.low, s.high = min(bounds), max(bounds)
 
 
 def results_record(analysis: CampaignAnalysis) -> dict:
@@ -174,7 +157,8 @@ def results_record(analysis: CampaignAnalysis) -> dict:
                          "added_reps": len(curve.reps) - len(s.values), "reliable": s.reliable,
                          "unreliable": list(s.unreliable), "disturbed_points": len(curve.disturbed_points),
                          "placements": [{"label": p.label, "one_way_ns": list(p.one_way_ns), "metg_seconds": p.seconds,
-                                         "interval_seconds": [p.low, p.high], "runs": p.runs} for p in s.placements]}
+                                         "interval_seconds": [p.low, p.high], "runs": p.runs, "note": p.note}
+                                        for p in s.placements]}
     busy = analysis.busy
     return {"threshold": analysis.params.threshold, "max_interval": analysis.params.max_interval,
             "confidence": metg_fit.CONFIDENCE,

@@ -94,11 +94,15 @@ class PlacementMetg:
     low: float | None
     high: float | None
     runs: int  # counted runs tagged with it
+    note: str = ""  # why it has no METG of its own (measure/placement_metg.py)
+    differs: bool = False  # its runs at the sizes the METG is read between say its METG is another
 
     @property
     def text(self) -> str:
-        figure = units.seconds_interval(self.seconds, self.low, self.high) if self.seconds else "no METG"
-        return f"{self.label} ({self.one_way_ns[0]:.0f}-{self.one_way_ns[1]:.0f} ns one way): {figure}"
+        where = f"{self.label} ({self.one_way_ns[0]:.0f}-{self.one_way_ns[1]:.0f} ns one way)"
+        if self.seconds:
+            return f"{where}: {units.seconds_interval(self.seconds, self.low, self.high)}"
+        return f"{where}: {units.count(self.runs, 'run')}, {self.note or 'no METG'}"
 
 
 @dataclass

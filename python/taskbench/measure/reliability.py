@@ -79,16 +79,16 @@ def judge(summary, deciding_runs: list[dict], threshold: float, max_half_width: 
     """Why a system's METG is not a result: [] when it is. deciding_runs: the counted runs (one
     per repetition) at the sizes it was read from (summary.deciding)."""
     reasons = []
-    if summary.half_width is not None and summary.half_width > max_half_width:
-        if summary.placements:
-            reasons.append(f"the CPUs' placement changed during the campaign, and its METG with it: "
-                           f"{'; '.join(p.text for p in summary.placements)}")
-        else:
-            effs = [r["efficiency"] for r in deciding_runs if r.get("efficiency") is not None]
-            spread = (f": the efficiencies of its {units.count(len(effs), 'run')} at {sizes_text(summary.deciding)} "
-                      f"range {min(effs):.0%}-{max(effs):.0%}") if effs else ""
-            reasons.append(f"its 95% interval {units.seconds_interval(summary.seconds, summary.low, summary.high)} "
-                           f"is ±{summary.half_width:.0%}, wider than ±{max_half_width:.0%}{spread}")
+    wide = summary.half_width is not None and summary.half_width > max_half_width
+    if summary.placements and (wide or any(p.differs for p in summary.placements)):
+        reasons.append(f"the CPUs' placement changed during the campaign, and its METG with it: "
+                       f"{'; '.join(p.text for p in summary.placements)}")
+    elif wide:
+        effs = [r["efficiency"] for r in deciding_runs if r.get("efficiency") is not None]
+        spread = (f": the efficiencies of its {units.count(len(effs), 'run')} at {sizes_text(summary.deciding)} "
+                  f"range {min(effs):.0%}-{max(effs):.0%}") if effs else ""
+        reasons.append(f"its 95% interval {units.seconds_interval(summary.seconds, summary.low, summary.high)} "
+                       f"is ±{summary.half_width:.0%}, wider than ±{max_half_width:.0%}{spread}")
     load = load_with_error(deciding_runs)
     limit = DISTURBED_CORES + min((spare_cores(r) for r in deciding_runs), default=0)
     if load is not None and load[0] - 2 * load[1] > limit:
