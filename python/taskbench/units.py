@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 _PREFIXES = [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]
 _RATE_PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 
@@ -20,13 +22,21 @@ def seconds(value: float | None) -> str:
 
 def seconds_interval(value: float | None, low: float | None, high: float | None) -> str:
     """"352 ns (341-366)": a figure and its interval, the bounds in the figure's unit (a bound
-    in another one, "980 ns (950-1020)", stays readable beside it); "352 ns" without one."""
+    in another one, "980 ns (950-1020)", stays readable beside it); "352 ns" without one; a bound
+    the data cannot place (infinite: a resample of the repetitions with no crossing) reads
+    "unbounded above" or "unbounded below"."""
     if value is None:
         return "—"
     figure = seconds(value)
     if low is None or high is None or value == 0:
         return figure
     scale = next(s for s, n in reversed(_PREFIXES) if figure.endswith(" " + n))
+    if math.isinf(high) and low <= 0:
+        return f"{figure} (unbounded above and below)"
+    if math.isinf(high):
+        return f"{figure} (from {_bound(low / scale)}, unbounded above)"
+    if low <= 0:
+        return f"{figure} (up to {_bound(high / scale)}, unbounded below)"
     return f"{figure} ({_bound(low / scale)}–{_bound(high / scale)})"
 
 

@@ -123,13 +123,18 @@ def test_identical_repetitions_have_a_zero_width_interval():
     assert s.low == pytest.approx(s.seconds) and s.high == pytest.approx(s.seconds) and s.half_width < 1e-9
 
 
-def test_a_resample_without_a_crossing_widens_the_interval_instead_of_voiding_it():
+def test_a_resample_without_a_crossing_makes_the_interval_unbounded_on_its_side():
     """A repetition of only the two sizes around the crossing, read above 50% at both: a
-    resample of it alone (a quarter of them, with two repetitions) has no crossing, and stands
-    at the edge of its sizes: -iter 181's work over 50%."""
+    resample of it alone (a quarter of them, with two repetitions) has no crossing, a METG below
+    every size it holds by no size's measure: the interval is unbounded below, never the edge of
+    the sweep taken for a bound (-iter 181's work over 50%, before). One that never reaches 50%
+    makes it unbounded above (the edge was the largest size: 38 us for a 250 ns METG)."""
     reps = {0: [model_point(it) for it in SIZES], 1: [model_point(256), model_point(181, 0.25)]}
     s = estimate(reps, 0.5)
-    assert s.low == pytest.approx(181e-9 / 0.5, rel=1e-9) and s.high >= s.seconds
+    assert s.low == 0 and s.high >= s.seconds and "unbounded below)" in s.text and s.half_width > 0.5
+    never = {0: [model_point(it) for it in SIZES], 1: [model_point(it, -0.9) for it in SIZES[:3]]}
+    s = estimate(never, 0.5)
+    assert s.high == math.inf and s.text.endswith("unbounded above)")
 
 
 def test_one_repetition_has_no_interval_and_says_so():

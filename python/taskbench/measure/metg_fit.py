@@ -33,6 +33,7 @@ import numpy as np
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
+UNBOUNDED = 1e6  # a resample's log METG beyond every size it holds (Table.log_metg)
 
 
 @dataclass(frozen=True)
@@ -104,15 +105,15 @@ class _Table:
         return Fit(float(np.exp(log_w) / threshold), "found", int(sizes[j - 1]), int(sizes[j]), best)
 
     def log_metg(self, multiplicity: np.ndarray, threshold: float) -> float:
-        """log METG of a resample; one without a crossing gives the edge of the sizes it has (a
-        METG beyond them), so that it widens the interval instead of voiding it."""
+        """log METG of a resample; one without a crossing has a METG beyond the sizes it holds,
+        where no size says how far: +UNBOUNDED (it never reached the threshold) or -UNBOUNDED
+        (still efficient at its smallest size), so that the interval says it is unbounded there
+        instead of taking the edge of the sweep for a bound."""
         sums, counts = multiplicity @ self.sums, multiplicity @ self.counts
         found = self.fit(sums, counts, threshold)
         if found.status == "found":
             return float(np.log(found.seconds))
-        present = np.flatnonzero(counts > 0)
-        edge = present[0] if found.status == "unbracketed" else present[-1]
-        return float(self.log_work[edge] - np.log(threshold))
+        return -UNBOUNDED if found.status == "unbracketed" else UNBOUNDED
 
 
 def fit(points: Points, threshold: float) -> Fit:
@@ -170,4 +171,6 @@ def bootstrap_interval(n: int, log_of, seed: int, resamples: int = RESAMPLES) ->
     low, high = result.confidence_interval
     if not (np.isfinite(low) and np.isfinite(high)):
         return None
-    return float(np.exp(low)), float(np.exp(high))
+    # A bound among the resamples without a crossing is no size: 0 or infinity ("unbounded").
+    return (0.0 if low <= -UNBOUNDED / 2 else float(np.exp(low)),
+            math.inf if high >= UNBOUNDED / 2 else float(np.exp(high)))

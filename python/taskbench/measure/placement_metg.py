@@ -3,13 +3,13 @@
 The placement most of the system's runs were made under is the main one: its runs' METG is the
 campaign's, where they cross the threshold with at least MIN_REPS repetitions at each of the
 two sizes it is read between. Another placement's runs count only where they reach that
-crossing: they give a METG of their own when theirs is read as firmly and within one coarse step
-of the sweep (params.factor) of the main one's sizes, and then the interval spans both (the
-next campaign may see either placement); where they ran the main crossing's sizes and fell on
-one side of the threshold there, their METG differs by more than the sizes tell, and the figure
-is marked. Anything else, a placement that held only briefly or while the sweep ran sizes far
-from the crossing (a few large runs slowed by whatever moved the CPUs read as a METG of tens of
-microseconds), is set apart and counted: never a figure, never a bound.
+crossing, MIN_REPS repetitions at each of those two sizes: then they give a METG of their own
+where theirs is read as firmly, and the interval spans both (the next campaign may see either
+placement), or, where they fell on one side of the threshold there, their METG differs by more
+than the sizes tell and the figure is marked. Anything else, a placement that held only briefly
+or while the sweep ran sizes far from the crossing (a few large runs slowed by whatever moved
+the CPUs read as a METG of tens of microseconds), is set apart and counted: never a figure,
+never a bound.
 """
 
 from __future__ import annotations
@@ -52,14 +52,14 @@ def per_placement(curve, params, ranges: dict[str, tuple[float, float]], seed: i
                         for label, ns in ranges.items()]
         return
     deciding = read[main].deciding
-    lowest, highest = min(deciding) / params.factor, max(deciding) * params.factor
     placements, counted = [], []
     for label, ns in ranges.items():
         own, reps = read[label], runs[label]
-        if label == main or (_firm(own, reps) and lowest <= min(own.deciding) and max(own.deciding) <= highest):
+        reached = all(_reps_at(reps, size) >= MIN_REPS for size in deciding)
+        if label == main or (reached and _firm(own, reps)):
             placements.append(PlacementMetg(label, ns, own.seconds, own.low, own.high, _count(reps)))
             counted.append(label)
-        elif all(_reps_at(reps, size) >= MIN_REPS for size in deciding) and own.status != "found":
+        elif reached and own.status != "found":
             side = "above" if own.status == "unbracketed" else "below"
             placements.append(PlacementMetg(label, ns, None, None, None, _count(reps), differs=True, note=(
                 f"its runs at {sizes_text(deciding)} lie {side} {params.threshold:.0%} efficiency: its METG is "
