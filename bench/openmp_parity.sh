@@ -13,7 +13,8 @@ taskbench() { .venv/bin/taskbench "$@"; }
 stamp=$(date +%Y%m%d-%H%M%S)
 common=(--steps 1000 --kernel compute_bound "$@")
 openmp=(openmp_for openmp_for_dynamic openmp_for_guided openmp_for_llvm
-        openmp_task openmp_task_prio openmp_task_llvm openmp_task_prio_llvm
+        openmp_task openmp_task_llvm openmp_task_window openmp_task_window_llvm
+        openmp_task_window_prio openmp_task_window_prio_llvm
         openmp_taskloop openmp_taskloop_llvm native)
 
 taskbench metg "${openmp[@]}" --pattern stencil_1d --width 2 "${common[@]}" --campaign parity-stencil_1d-$stamp

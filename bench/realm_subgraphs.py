@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Per empty task, realm (one spawn per task) beside realm_subgraph's variants.
+"""Per empty task, realm_driver (one spawn per task) beside realm_driver_subgraph's variants
+and realm (the paper's port).
 
-The variants: a Subgraph per row (the registry's realm_subgraph), per K rows (wired inside,
--subgraph-rows K), and each with its outside preconditions merged once per instance
-(-subgraph-merge). Rounds interleave every variant; the best of N is kept: elapsed × workers /
-tasks of stencil_1d (empty kernel), with its ratio to realm's, and the driver's share: the time
-until it had handed every task to Realm (spawns or instantiations, the report's issue_seconds)
-over the run's, and that time per task. Prints figures only (issue 50, item 2; docs/task-runtimes.md).
+The variants: a Subgraph per row (the registry's realm_driver_subgraph), per K rows (wired
+inside, -subgraph-rows K), and each with its outside preconditions merged once per instance
+(-subgraph-merge); and the paper's port (shard tasks, a Subgraph per window, phase barriers).
+Rounds interleave every variant; the best of N is kept: elapsed × workers / tasks of stencil_1d
+(empty kernel), with its ratio to realm_driver's, and the issuing share: the time until the
+driver (or the slowest shard) had handed every task to Realm (spawns or instantiations, the
+report's issue_seconds) over the run's, and that time per task. Prints figures only (issue 50,
+item 2; docs/task-runtimes.md).
 
   bench/realm_subgraphs.py [--rounds 5] [--steps 1000] [--widths 2,16] [--workers 2] [--rows 4,16,64]
 """
@@ -26,11 +29,12 @@ ELAPSED = re.compile(r"^Elapsed Time ([0-9.eE+-]+) seconds", re.M)
 
 
 def variants(rows: list[int]) -> dict[str, list[str]]:
-    out = {"realm": [], "realm_subgraph (1 row)": ["-subgraph"],
-           "1 row, merged": ["-subgraph", "-subgraph-merge"]}
+    out = {"realm_driver": ["-driver"], "realm_driver_subgraph (1 row)": ["-driver", "-subgraph"],
+           "1 row, merged": ["-driver", "-subgraph", "-subgraph-merge"]}
     for k in rows:
-        out[f"{k} rows"] = ["-subgraph", "-subgraph-rows", str(k)]
-        out[f"{k} rows, merged"] = ["-subgraph", "-subgraph-rows", str(k), "-subgraph-merge"]
+        out[f"{k} rows"] = ["-driver", "-subgraph", "-subgraph-rows", str(k)]
+        out[f"{k} rows, merged"] = ["-driver", "-subgraph", "-subgraph-rows", str(k), "-subgraph-merge"]
+    out["realm (the paper's port)"] = []
     return out
 
 
@@ -67,9 +71,9 @@ def main() -> int:
                 for name, flags in runs.items():
                     best[name, w] = min(best[name, w], measure(binary, flags, w, args, report))
     for w in widths:
-        base = best["realm", w][0]
+        base = best["realm_driver", w][0]
         print(f"stencil_1d {args.steps} x {w}, empty kernel, {args.workers} processors, best of {args.rounds} "
-              "interleaved rounds: thread time per task, ratio to realm, issuing / run, the driver's "
+              "interleaved rounds: thread time per task, ratio to realm_driver, issuing / run, "
               "issuing per task")
         for name in runs:
             per_task, issuing = best[name, w]

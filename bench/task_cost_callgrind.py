@@ -19,7 +19,7 @@ compiler): a binary valgrind runs, and the same instructions on every x86 CPU.
 
 Usage: bench/task_cost_callgrind.py [--steps 200,400] [--width 2] [--workers 2]
            [--build build | --portable] [--top 25] SYSTEM[:VAR=VALUE,...] ...
-e.g.   bench/task_cost_callgrind.py starpu starpu_eager openmp_task openmp_for:OMP_WAIT_POLICY=passive
+e.g.   bench/task_cost_callgrind.py starpu_local starpu_eager openmp_task openmp_for:OMP_WAIT_POLICY=passive
        bench/task_cost_callgrind.py --workers 1 tbb_tasks tbb_flow tbb_flow_persistent rust_rayon
        bench/task_cost_callgrind.py --portable --workers 1 native mpi_p2p openmp_task
 """

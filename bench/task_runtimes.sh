@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C++ and Rust task runtimes users compare, beside openmp_for, openmp_task and
+# The C++ and Rust task runtimes users compare, beside openmp_for, openmp_task_window and
 # native: METG(50%) on stencil_1d and nearest radix 5, 1000 steps x 2 points (nearest: 5 points, the fewest with
 # 5 inputs per task), compute_bound, one
 # harness campaign per pattern, so every ratio is taken within one interleaved run. Then the
@@ -14,13 +14,13 @@ export TASKBENCH_DB=${TASKBENCH_DB:-task-runtimes.db}
 taskbench() { .venv/bin/taskbench "$@"; }
 stamp=$(date +%Y%m%d-%H%M%S)
 common=(--steps 1000 --kernel compute_bound "$@")
-systems=(openmp_for openmp_task native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon rust_rayon_dataflow
-         starpu starpu_eager)
+systems=(openmp_for openmp_task_window native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon rust_rayon_dataflow
+         starpu_local starpu_eager)
 
 taskbench metg "${systems[@]}" --pattern stencil_1d --width 2 "${common[@]}" --campaign task-runtimes-stencil_1d-$stamp
 taskbench metg "${systems[@]}" --pattern nearest --radix 5 --width 5 "${common[@]}" --campaign task-runtimes-nearest-$stamp
 .venv/bin/python bench/system_overhead.py --rounds 5 --systems "$(IFS=,; echo "${systems[*]}")"
 # openmp's waiting threads would spin through valgrind's turns: passive, as for the others' sleep.
 .venv/bin/python bench/task_cost_callgrind.py --portable --workers 1 --top 12 openmp_for:OMP_WAIT_POLICY=passive \
-  openmp_task:OMP_WAIT_POLICY=passive native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon \
-  rust_rayon_dataflow starpu starpu_eager
+  openmp_task_window:OMP_WAIT_POLICY=passive native tbb_tasks tbb_flow tbb_flow_persistent rust_rayon \
+  rust_rayon_dataflow starpu_local starpu_eager

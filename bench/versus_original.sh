@@ -17,7 +17,9 @@
 # this order: core/Makefile (libcore_s.a), then mpi/Makefile (nonblock, bulk_synchronous; with
 # Open MPI's mpicxx) and openmp/Makefile (main; g++ -fopenmp), each by `make` in its folder.
 # The MPI ports run as `mpirun -np 2 --oversubscribe` (as mpi_p2p is), the OpenMP port with
-# `-worker 2`. Stored in $TASKBENCH_DB (default versus-original.db), campaigns vs-orig-*.
+# `-worker 2 -field 2`: the paper's -field (experiments/cori_metg_compute/metg_openmp.sh) and our
+# core's default, where the original's own default is a field per timestep (no reuse, so none of
+# the write-after-read edges that openmp_task, the paper's algorithm, waits for). Stored in $TASKBENCH_DB (default versus-original.db), campaigns vs-orig-*.
 # Usage: bench/versus_original.sh [--mpi-nonblock PATH] [--mpi-bulk PATH] [--openmp PATH]
 #          [taskbench metg options, e.g. --steps 200 --reps 5]      (~25 min on 2 cores)
 set -euo pipefail
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --mpi-nonblock) externals+=(--external "orig_mpi_nonblock=2:${mpirun[*]} $(printf %q "$2")"); shift 2 ;;
     --mpi-bulk) externals+=(--external "orig_mpi_bulk=2:${mpirun[*]} $(printf %q "$2")"); shift 2 ;;
-    --openmp) externals+=(--external "orig_openmp=2:$(printf %q "$2") -worker 2"); shift 2 ;;
+    --openmp) externals+=(--external "orig_openmp=2:$(printf %q "$2") -worker 2 -field 2"); shift 2 ;;
     *) rest+=("$1"); shift ;;
   esac
 done

@@ -101,7 +101,12 @@ else()
   taskbench_optional(OPENMP_LLVM FALSE "clang++-19 or libomp-19 not found (apt-get install clang-19 libomp-19-dev)")
 endif()
 
+# taskbench_add_llvm_openmp_variant(<name> <source> [INCLUDE_DIRS ...] [DEFINITIONS ...]
+#                                   [LIBRARIES ...] [DEPENDS <targets>...]): the extra include
+# folders, -D definitions, and libraries linked before the core (files or linker flags), for a
+# source that needs more than the core, e.g. MPI (systems/mpi: mpi_openmp_llvm).
 function(taskbench_add_llvm_openmp_variant name source)
+  cmake_parse_arguments(arg "" "" "INCLUDE_DIRS;DEFINITIONS;LIBRARIES;DEPENDS" ${ARGN})
   if(NOT TASKBENCH_ENABLE_OPENMP_LLVM)
     return()
   endif()
@@ -114,8 +119,14 @@ function(taskbench_add_llvm_openmp_variant name source)
   if(TASKBENCH_NATIVE)
     list(APPEND flags -march=native)
   endif()
+  foreach(dir IN LISTS arg_INCLUDE_DIRS)
+    list(APPEND flags -I${dir})
+  endforeach()
+  foreach(definition IN LISTS arg_DEFINITIONS)
+    list(APPEND flags -D${definition})
+  endforeach()
   get_property(blas GLOBAL PROPERTY TASKBENCH_ENABLE_BLAS)
-  set(libs $<TARGET_FILE:taskbench_core> -lpthread)
+  set(libs ${arg_LIBRARIES} $<TARGET_FILE:taskbench_core> -lpthread)
   foreach(lib IN LISTS CMAKE_DL_LIBS)  # the core's tool lookup (tool_report.cc)
     list(APPEND libs -l${lib})
   endforeach()
@@ -126,7 +137,7 @@ function(taskbench_add_llvm_openmp_variant name source)
   add_custom_command(OUTPUT ${out}
     COMMAND ${TASKBENCH_CLANGXX_19} ${flags} -I${PROJECT_SOURCE_DIR}/core/include -MD -MF ${depfile}
             ${src} ${libs} -Wl,-rpath,${libomp_dir} -o ${out}
-    DEPENDS ${src} taskbench_core
+    DEPENDS ${src} taskbench_core ${arg_DEPENDS}
     DEPFILE ${depfile}
     COMMENT "Building ${name} with clang++-19 and LLVM's OpenMP runtime"
     VERBATIM)

@@ -33,6 +33,8 @@ class _Parser(argparse.ArgumentParser):
         needs_value = re.match(r"argument (--[a-z-]+)(?:/[^:]*)?: expected one argument", message)
         if needs_value:  # argparse takes a value that starts with a dash for an option
             message += f"; a value that starts with a dash goes as {needs_value.group(1)}=VALUE"
+        # "argument --kernel: unknown kernel ..." (a type's own sentence): "--kernel: unknown kernel ..."
+        message = re.sub(r"^argument (--[\w-]+)(?:/--?[\w-]+)*: ", r"\1: ", message)
         usage = f" (`taskbench {command + ' ' if command else ''}-h` shows the usage)"
         raise UserError(f"{command}: {message}{usage}" if command else f"{message}{usage}", EXIT_USAGE)
 

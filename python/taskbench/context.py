@@ -10,6 +10,7 @@ from pathlib import Path
 
 from taskbench import provenance
 from taskbench.console import Console
+from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.paths import make_parents, remove_made_folders
 from taskbench.registry import Registry
 from taskbench.registry.locations import Layout, find_layout
@@ -38,20 +39,24 @@ class Context:
 
     @functools.cached_property
     def store(self) -> Store:
+        if Path(self.db_path).is_dir():
+            raise UserError(f"--db {self.db_path}: is a folder; the store is a file (e.g. "
+                            f"{Path(self.db_path) / 'taskbench.db'})", EXIT_USAGE)
         if not self.read_only:  # a reader never creates anything: a missing store is its one line
             self.made_folder = make_parents(self.db_path, "--db")
-            if self.made_folder:
-                self.console.note(f"made the folder {self.made_folder} for the store {self.db_path}")
         return Store(self.db_path, read_only=self.read_only)
 
     def close(self) -> None:
         """Closes the store, if it was opened; one that was removed as empty (Store.close) takes
-        the folders made for it along."""
+        the folders made for it along, and is never said to have had them made: said only of a
+        store that stays."""
         if "store" not in self.__dict__:
             return
         self.store.close()
         if self.made_folder and not self.store.path.exists():
             remove_made_folders(self.store.path.parent, self.made_folder)
+        elif self.made_folder:
+            self.console.note(f"made the folder {self.made_folder} for the store {self.db_path}")
 
     @functools.cached_property
     def git_revision(self) -> str | None:

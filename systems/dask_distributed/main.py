@@ -1,5 +1,7 @@
-"""dask_distributed: the dask system's task graph (taskbench.engine.dask_graph) on a Dask distributed
-cluster of worker processes, handed to the scheduler whole (one Client.get for the run).
+"""dask_distributed: the paper's dask_core port (task_bench_direct.py on one worker process per
+core, one thread each): the run's task graph (taskbench.engine.dask_graph), built inside the timed
+region and handed to a Dask distributed scheduler whole (one Client.get for the run), asking for
+every task's output.
 
 Alone (`-workers N -threads T`) it starts a scheduler and N worker processes on 127.0.0.1
 (taskbench.launch.dask_cluster) and stops them after the run; with `-scheduler ADDRESS` it
@@ -15,7 +17,7 @@ from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores
                            engine_version, import_engine, wall_time)
 from taskbench._core import tracing
 from taskbench.engine.dask_graph import check_leaves, task_graph
-from taskbench.engine.dask_workers import Departures, prepare_workers, take_notes
+from taskbench.engine.dask_workers import Departures, prepare_workers, results_held, take_notes
 from taskbench.launch.dask_cluster import Cluster, ClusterError
 
 CONNECT_SECONDS = 120  # a loaded 2-core machine starting N interpreters that import distributed
@@ -33,30 +35,45 @@ def parallelism(client) -> tuple[int, int]:
     return (len(threads), threads[0]) if len(set(threads)) == 1 else (sum(threads), 1)
 
 
-def run(client, graphs, departures: Departures) -> float:
-    """Hands every graph to the scheduler at once and waits for its results, or for a worker
-    to leave. Timed: Dask's own work on the graph (serialising, ordering, sending) included."""
-    dsk, leaves = task_graph(graphs)
-    finished, lock, left = threading.Event(), threading.Lock(), [len(leaves)]
+def wait_for_all(client, distributed, futures, finished: threading.Event, failed: list) -> None:
+    """distributed.wait on every future, as the paper's port waits; on a thread of its own, so
+    that a worker leaving the cluster (which may leave a future pending forever) ends the wait
+    too. What the wait raised is kept in `failed`, for the driver to raise."""
+    try:
+        with client.as_current():  # the client wait() uses: this system's, not a default one
+            distributed.wait(futures)
+    except BaseException as exc:  # noqa: BLE001  (raised again by run(), unless a worker left)
+        failed.append(exc)
+    finished.set()
+
+
+def run(client, distributed, graphs, departures: Departures) -> tuple[float, int, int]:
+    """As the paper's dask_core port (task_bench_direct.py): the clock starts before the graph
+    is built; every task's output is asked for (so the scheduler reports each to this client and
+    frees none), and the run waits for all of them, or for a worker to leave. Timed: building
+    the graph, Dask's work on it (serialising, ordering, sending), the run and the results.
+    Returns (elapsed, outputs asked for, outputs the scheduler held for them at the end)."""
+    finished, failed = threading.Event(), []
     departures.on_departure(finished.set)
-
-    def done(_future) -> None:  # on distributed's callback thread
-        with lock:
-            left[0] -= 1
-            if left[0] == 0:
-                finished.set()
-
     start = wall_time()
-    futures = client.get(dsk, leaves, sync=False)
-    for future in futures:
-        future.add_done_callback(done)
+    dsk, leaves = task_graph(graphs)
+    keys = list(dsk)
+    futures = client.get(dsk, keys, sync=False)
+    threading.Thread(target=wait_for_all, args=(client, distributed, futures, finished, failed),
+                     name="taskbench-wait", daemon=True).start()
     finished.wait()
     elapsed = wall_time() - start
+    held = 0
     if not departures.gone:
-        # Raises a task's own error, if one had any; else the outputs no task read.
-        check_leaves(graphs, leaves, client.gather(futures))
+        if failed:
+            raise failed[0]
+        held = results_held(client)
+        # The core checks the outputs no task read (the others were checked by their
+        # consumers); a task's own error, if one had any, is raised here.
+        by_key = dict(zip(keys, futures, strict=True))
+        check_leaves(graphs, leaves, client.gather([by_key[k] for k in leaves]))
     del futures
-    return elapsed
+    return elapsed, len(keys), held
 
 
 def main() -> None:
@@ -87,13 +104,15 @@ def main() -> None:
         app.display()
         pids = prepare_workers(client, tracing())
         departures = stack.enter_context(Departures(client, cluster))
-        elapsed = run(client, app.graphs, departures)
+        elapsed, asked, held = run(client, distributed, app.graphs, departures)
         if departures.gone:
             fail_after_departure(departures, pids, cluster)
         tally = Tally(len(app.graphs))
         for host, note in take_notes(client, len(app.graphs)):
             tally.add(note, host)
         app.add_report_json("hosts", json.dumps(tally.hosts))
+        app.add_report_json("results", json.dumps({"asked_for": asked, "held_by_scheduler": held,
+                                                   "what": "task outputs the run asked the scheduler for"}))
     app.report(elapsed, tally.executed)
 
 

@@ -12,9 +12,9 @@ constexpr long kMaxStreams = 16;
 
 }  // namespace
 
-GpuRankGraph::GpuRankGraph(const taskbench::TaskGraph& g, int rank, int ranks, bool resident)
+GpuRankGraph::GpuRankGraph(const taskbench::TaskGraph& g, int rank, int ranks)
     : graph_(g), rank_(rank), layout_(g.max_width(), ranks), first_(layout_.first(rank)),
-      end_(layout_.end(rank)), width_(g.max_width()), resident_(resident),
+      end_(layout_.end(rank)), width_(g.max_width()),
       stride_(taskbench::gpu::slot_bytes(g)), launcher_(g), device_(g, 2),
       intervals_(std::max(1L, g.max_intervals())), requested_(width_, 0) {
   check(cudaMallocHost(reinterpret_cast<void**>(&host_), 2 * width_ * stride_), "cudaMallocHost");
@@ -85,7 +85,7 @@ void GpuRankGraph::step(long t) {
   if (t > 0) exchange(t);
   if (row_first >= row_end) return;
 
-  // 2. Inputs to the device: the span of row t - 1 the rank's tasks read.
+  // 2. Inputs to the device: the span of row t - 1 the rank's tasks read, less its own columns.
   long lo = LONG_MAX, hi = LONG_MIN;
   for (long i = row_first; i < row_end; ++i) {
     const long n = g.task_dependencies(t, i, intervals_.data());
@@ -95,12 +95,8 @@ void GpuRankGraph::step(long t) {
     }
   }
   if (lo < hi) {
-    if (resident_) {  // only what other ranks sent: the rank's own outputs never left the device
-      copy(t - 1, lo, std::min(hi, first_), cudaMemcpyHostToDevice);
-      copy(t - 1, std::max(lo, end_), hi, cudaMemcpyHostToDevice);
-    } else {
-      copy(t - 1, lo, hi, cudaMemcpyHostToDevice);
-    }
+    copy(t - 1, lo, std::min(hi, first_), cudaMemcpyHostToDevice);
+    copy(t - 1, std::max(lo, end_), hi, cudaMemcpyHostToDevice);
   }
   check(cudaEventRecord(events_[0], streams_[0]), "cudaEventRecord");
   for (size_t s = 1; s < streams_.size(); ++s) check(cudaStreamWaitEvent(streams_[s], events_[0], 0), "cudaStreamWaitEvent");
@@ -119,11 +115,9 @@ void GpuRankGraph::step(long t) {
     check(cudaStreamWaitEvent(streams_[0], events_[s], 0), "cudaStreamWaitEvent");
   }
 
-  // 4. Outputs to the host: all of them (offload), or the span that other ranks read (resident).
-  long out_first = row_first, out_end = row_end;
-  if (resident_ && t + 1 < g.timesteps()) {
-    out_first = LONG_MAX;
-    out_end = LONG_MIN;
+  // 4. Outputs to the host: the span that other ranks read (none of the last row).
+  long out_first = LONG_MAX, out_end = LONG_MIN;
+  if (t + 1 < g.timesteps())
     for (long j = row_first; j < row_end; ++j) {
       const long n = g.task_successors(t, j, intervals_.data());
       if (n > 0 && (layout_.owner(intervals_[0].start) != rank_ || layout_.owner(intervals_[n - 1].end) != rank_)) {
@@ -131,9 +125,6 @@ void GpuRankGraph::step(long t) {
         out_end = std::max(out_end, j + 1);
       }
     }
-  } else if (resident_) {
-    out_end = out_first;  // the last row: nobody reads it
-  }
   copy(t, out_first, out_end, cudaMemcpyDeviceToHost);
   check(cudaStreamSynchronize(streams_[0]), "running a step");
 }

@@ -1,12 +1,12 @@
-// One graph as one MPI rank runs it on the GPU: its block of columns (the MPI family's Layout),
-// a ring of two rows of outputs on the device and its mirror in pinned host memory, messages
-// through the host. One step (a row) is bulk-synchronous, as the paper's MPI+CUDA:
+// mpi_cuda_resident (a design of ours, not the paper's offload: offload_tasks.h): one graph as
+// one MPI rank runs it on the GPU, its block of columns (the MPI family's Layout), a ring of two
+// rows of outputs on the device and its mirror in pinned host memory, messages through the host.
+// One step (a row) is bulk-synchronous:
 //   1. messages: the rank receives the row t - 1 outputs it reads from other ranks, and sends
 //      its own to the ranks that read them (into and from the host mirror);
-//   2. host to device: offload copies every input the rank's tasks read (its own outputs too,
-//      which came back in step 4 of the previous row); resident copies only the received ones;
-//   3. the rank's tasks of row t, one warp each, over a few streams;
-//   4. device to host: offload copies every output back; resident only those another rank reads.
+//   2. host to device: the received outputs only (the rank's own never left the device);
+//   3. the rank's tasks of row t, one warp each, side by side over a few streams;
+//   4. device to host: the outputs another rank reads.
 // Every step ends with its copies done, so the ring's two rows never hold data still in use.
 #pragma once
 
@@ -20,7 +20,7 @@
 
 class GpuRankGraph {
  public:
-  GpuRankGraph(const taskbench::TaskGraph& g, int rank, int ranks, bool resident);
+  GpuRankGraph(const taskbench::TaskGraph& g, int rank, int ranks);
   ~GpuRankGraph();
   GpuRankGraph(const GpuRankGraph&) = delete;
   GpuRankGraph& operator=(const GpuRankGraph&) = delete;
@@ -42,7 +42,6 @@ class GpuRankGraph {
   int rank_;
   taskbench_mpi::Layout layout_;
   long first_, end_, width_;
-  bool resident_;
   size_t stride_;
   taskbench::gpu::TaskLauncher launcher_;
   taskbench::gpu::DeviceBuffers device_;

@@ -17,27 +17,23 @@ starpu_data_handle_t register_buffer(char* memory, size_t bytes, bool local) {
 }  // namespace
 
 GraphHandles::GraphHandles(const taskbench::PointBuffers& buffers, int fields,
-                           const std::function<bool(long column)>& local)
-    : buffers_(buffers), fields_(fields), width_(buffers.graph().max_width()) {
+                           const std::function<bool(long column)>& local,
+                           starpu_data_access_mode output_mode)
+    : buffers_(buffers), fields_(fields), width_(buffers.graph().max_width()), output_mode_(output_mode) {
   const taskbench::TaskGraph& g = buffers.graph();
   for (int f = 0; f < fields; ++f)
     for (long i = 0; i < width_; ++i)
       outputs_.push_back(register_buffer(buffers.output(f, i), g.output_bytes(), local(i)));
-  if (g.scratch_bytes() > 0)
-    for (long i = 0; i < width_; ++i)
-      scratch_.push_back(register_buffer(buffers.scratch(i), g.scratch_bytes(), local(i)));
 }
 
 GraphHandles::~GraphHandles() {
   for (starpu_data_handle_t h : outputs_) starpu_data_unregister(h);
-  for (starpu_data_handle_t h : scratch_) starpu_data_unregister(h);
 }
 
 size_t GraphHandles::describe(long t, long i, std::vector<taskbench::Interval>& deps,
                               std::vector<starpu_data_descr>& data) const {
   size_t n = 0;
-  data[n++] = {output(t, i), STARPU_W};
-  if (!scratch_.empty()) data[n++] = {scratch_[i], STARPU_RW};
+  data[n++] = {output(t, i), output_mode_};
   const long intervals = graph().task_dependencies(t, i, deps.data());
   for (long d = 0; d < intervals; ++d)
     for (long j = deps[d].start; j <= deps[d].end; ++j) data[n++] = {output(t - 1, j), STARPU_R};
@@ -46,7 +42,6 @@ size_t GraphHandles::describe(long t, long i, std::vector<taskbench::Interval>& 
 
 void GraphHandles::for_each(const std::function<void(starpu_data_handle_t, long)>& f) const {
   for (size_t k = 0; k < outputs_.size(); ++k) f(outputs_[k], static_cast<long>(k) % width_);
-  for (size_t k = 0; k < scratch_.size(); ++k) f(scratch_[k], static_cast<long>(k));
 }
 
 }  // namespace taskbench_starpu

@@ -1,9 +1,13 @@
-// starpu_mpi: StarPU-MPI over Open MPI. Every rank registers a handle for every output and
-// scratch buffer, with memory only for the columns it owns (a block of columns per rank) and
-// starpu_mpi_data_register naming the owner. Every rank submits every task with
-// starpu_mpi_task_insert: the rank owning a task's output runs it, and StarPU-MPI infers from
-// the access modes which outputs must cross ranks, sending them from their owner and receiving
-// them (cached until overwritten) on the rank that runs the consumer. See README.md.
+// The paper's StarPU port (the original's starpu/main.cc, published as starpu13), over Open MPI:
+// the `starpu` entry runs it as one rank per host with its cores as CPU workers (the paper's
+// layout), `starpu_mpi` as a rank per core. Every rank registers a handle for every output
+// buffer, with memory only for the columns it owns (a block of columns per rank) and
+// starpu_mpi_data_register naming the owner. The main thread of every rank walks every task and
+// submits, with starpu_mpi_task_insert, those it has a part in (the original's pruning): the
+// rank owning a task's output runs it, and StarPU-MPI infers from the access modes which
+// outputs must cross ranks, sending them from their owner and receiving them (cached until
+// overwritten) on the rank that runs the consumer. One wait for everything at the end. See
+// README.md.
 #include <starpu.h>
 #include <starpu_mpi.h>
 
@@ -28,6 +32,18 @@ int owner(long column, long width, int ranks) {
   return static_cast<int>(column * ranks / width);
 }
 
+// The original's pruning of starpu_mpi_task_insert: a rank submits a task only when it owns the
+// task's output (it runs it), holds a received copy of that output (which the insert must
+// invalidate), or owns one of its inputs (which it must send). StarPU-MPI would do nothing for
+// the others, at the cost of a full insert each. data[0] is the output (GraphHandles).
+bool has_part(int rank, const starpu_data_descr* data, size_t n) {
+  if (starpu_mpi_data_get_rank(data[0].handle) == rank || starpu_mpi_cached_receive(data[0].handle))
+    return true;
+  for (size_t k = 1; k < n; ++k)
+    if (starpu_mpi_data_get_rank(data[k].handle) == rank) return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,8 +56,11 @@ int main(int argc, char** argv) {
   // StarPU-MPI makes every MPI call from its own progress thread, and the main thread only
   // after starpu_mpi_shutdown: serialized calls suffice.
   taskbench_mpi::Session session(app, argc, argv, MPI_THREAD_SERIALIZED);
-  // StarPU-MPI keeps a core of its own for its progress thread: under mpirun's one core per
-  // rank, StarPU's own default would leave no worker (starpu_mpi_init_conf fails, -ENODEV).
+  // Left to its own default StarPU-MPI keeps a core for its progress thread: under mpirun's one
+  // core per rank that leaves no worker (starpu_mpi_init_conf fails, -ENODEV), hence 1 without
+  // -worker. The harness always passes -worker (the paper's -core N): with an explicit count
+  // StarPU-MPI reserves nothing, as in the original, which started StarPU before StarPU-MPI;
+  // STARPU_RESERVE_NCPU reserves cores as the paper's script did (check_workers).
   const long asked = app.flag("-worker", 0);
   const long workers = asked > 0 || std::getenv("STARPU_NCPU") ? asked : 1;
   starpu_conf conf = taskbench_starpu::cpu_only_conf(workers);
@@ -50,12 +69,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: starpu_mpi_init_conf failed: %s\n", TASKBENCH_SYSTEM_NAME, std::strerror(-error));
     return 2;
   }
-  taskbench_starpu::check_workers(app, workers);
-  app.set_parallelism(session.size(), starpu_cpu_worker_get_count());
+  app.set_parallelism(session.size(), taskbench_starpu::check_workers(app, workers, conf));
   app.add_report_json("starpu_scheduler", "\"" + taskbench_starpu::scheduler_name() + "\"");
   app.display();
 
-  constexpr int kFields = 2;  // as in main.cc: StarPU orders each overwrite after its readers
+  constexpr int kFields = 2;  // the original's -field 2: StarPU orders each overwrite after its readers
   std::vector<std::unique_ptr<taskbench::PointBuffers>> buffers;
   std::vector<std::unique_ptr<taskbench_starpu::GraphHandles>> handles;
   starpu_mpi_tag_t next_tag = 0;  // the same sequence on every rank: a handle's tag names it
@@ -64,22 +82,27 @@ int main(int argc, char** argv) {
     const int rank = session.rank(), ranks = session.size();
     buffers.push_back(std::make_unique<taskbench::PointBuffers>(g, kFields));
     handles.push_back(std::make_unique<taskbench_starpu::GraphHandles>(
-        *buffers.back(), kFields, [&](long i) { return owner(i, width, ranks) == rank; }));
+        *buffers.back(), kFields, [&](long i) { return owner(i, width, ranks) == rank; }, STARPU_RW));
     handles.back()->for_each([&](starpu_data_handle_t h, long i) {
       starpu_mpi_data_register(h, next_tag++, owner(i, width, ranks));
     });
   }
 
+  long submitted = 0;
   starpu_mpi_barrier(MPI_COMM_WORLD);
   const double start = taskbench::wall_time();
-  taskbench_starpu::submit_all(handles, [](const taskbench_starpu::PointTask& task,
-                                           starpu_data_descr* data, size_t n) {
+  taskbench_starpu::submit_all(handles, [&, rank = session.rank()](
+                                            const taskbench_starpu::PointTask& task,
+                                            starpu_data_descr* data, size_t n) {
+    if (!has_part(rank, data, n)) return;
     taskbench_starpu::check_submitted(
         starpu_mpi_task_insert(MPI_COMM_WORLD, taskbench_starpu::point_codelet(), STARPU_VALUE,
                                &task, sizeof task, STARPU_DATA_MODE_ARRAY, data,
                                static_cast<int>(n), 0),
         "starpu_mpi_task_insert");
+    ++submitted;
   });
+  const double submission = taskbench::wall_time() - start;
   starpu_mpi_wait_for_all(MPI_COMM_WORLD);  // this rank's tasks and messages
   starpu_mpi_barrier(MPI_COMM_WORLD);       // and every other rank's
   const double elapsed = taskbench::wall_time() - start;
@@ -94,6 +117,7 @@ int main(int argc, char** argv) {
   }
   starpu_mpi_shutdown();
   taskbench_starpu::remove_temporary_home();
+  taskbench_starpu::report_submission(app, submitted, submission);
   session.report(elapsed);
   return 0;
 }

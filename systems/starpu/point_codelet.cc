@@ -13,7 +13,7 @@ void run_point(void* buffers[], void* cl_arg) {
   PointTask task;
   starpu_codelet_unpack_args(cl_arg, &task);
   const taskbench::TaskGraph& g = *task.graph;
-  const size_t first_input = g.scratch_bytes() > 0 ? 2 : 1;
+  constexpr size_t first_input = 1;  // buffer 0 is the output
   const size_t n_inputs = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - first_input;
   // thread_local: a worker reuses its arrays instead of allocating per task.
   thread_local std::vector<const char*> inputs;
@@ -26,9 +26,9 @@ void run_point(void* buffers[], void* cl_arg) {
     inputs[k] = pointer(buffers[first_input + k]);
     sizes[k] = g.output_bytes();
   }
-  char* scratch = first_input == 2 ? pointer(buffers[1]) : nullptr;
+  // No scratch pointer: the core hands the kernel this worker thread's scratch buffer.
   g.execute_point(task.t, task.i, pointer(buffers[0]), g.output_bytes(), inputs.data(),
-                  sizes.data(), n_inputs, scratch, g.scratch_bytes());
+                  sizes.data(), n_inputs, nullptr, 0);
 }
 
 starpu_codelet make_codelet() {

@@ -1,6 +1,7 @@
-// The one codelet both StarPU systems submit: task (t, i) of a graph. Its buffers are laid out
-// by GraphHandles::describe (output, scratch if any, inputs); the kernel reads its inputs from
-// the pointers StarPU hands it, so validation checks what StarPU's data path delivered.
+// The one codelet every StarPU system submits: task (t, i) of a graph. Its buffers are laid out
+// by GraphHandles::describe (output, then inputs); the kernel reads its inputs from the pointers
+// StarPU hands it, so validation checks what StarPU's data path delivered. Scratch memory is the
+// worker's own (the core's per-thread scratch), as the original's per-worker buffer: no handle.
 #pragma once
 
 #include <starpu.h>

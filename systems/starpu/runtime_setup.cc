@@ -5,6 +5,7 @@
 #include <starpu_sched_ctx.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -44,6 +45,11 @@ starpu_conf cpu_only_conf(long workers) {
   starpu_conf conf;
   starpu_conf_init(&conf);
   if (workers > 0) conf.ncpus = static_cast<int>(workers);
+  if (workers > 0 && conf.reserve_ncpus >= workers) {  // StarPU would start nothing (ENODEV)
+    std::fprintf(stderr, "taskbench: -worker %ld: STARPU_RESERVE_NCPU=%d leaves no CPU worker\n", workers,
+                 conf.reserve_ncpus);
+    std::exit(2);
+  }
   conf.ncuda = 0;
   conf.nopencl = 0;
   conf.nmic = 0;
@@ -51,13 +57,26 @@ starpu_conf cpu_only_conf(long workers) {
   return conf;
 }
 
-void check_workers(const taskbench::App& app, long asked) {
-  const unsigned cpus = starpu_cpu_worker_get_count();
-  if (starpu_worker_get_count() != cpus)
+long check_workers(taskbench::App& app, long asked, const starpu_conf& conf) {
+  const long cpus = starpu_cpu_worker_get_count();
+  const long reserved = std::max(0, conf.reserve_ncpus);
+  if (static_cast<long>(starpu_worker_get_count()) != cpus)
     fail(app, "StarPU started workers other than CPU workers");
-  if (asked > 0 && cpus != static_cast<unsigned>(asked))
-    fail(app, "-worker " + std::to_string(asked) + ": StarPU started " + std::to_string(cpus) +
+  if (asked > 0 && cpus != asked - reserved)
+    fail(app, "-worker " + std::to_string(asked) +
+                  (reserved > 0 ? " less STARPU_RESERVE_NCPU=" + std::to_string(reserved) : "") +
+                  ": StarPU started " + std::to_string(cpus) +
                   " CPU worker(s) (it uses at most one per core it sees)");
+  app.add_report_json("starpu_workers", std::to_string(cpus));
+  app.add_report_json("starpu_reserved_cpus", std::to_string(reserved));
+  return cpus + reserved;
+}
+
+void report_submission(taskbench::App& app, long tasks, double seconds) {
+  app.add_report_json("starpu_tasks_submitted", std::to_string(tasks));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", seconds);
+  app.add_report_json("starpu_submission_seconds", text);
 }
 
 void check_submitted(int error, const char* call) {

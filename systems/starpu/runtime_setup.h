@@ -20,9 +20,17 @@ taskbench::SystemFlag worker_flag(const char* default_help = "STARPU_NCPU or one
 // unless the caller set one, and silences StarPU's banner unless STARPU_SILENT is set.
 starpu_conf cpu_only_conf(long workers);
 
-// After starpu_init: stops with one line (exit 2) when StarPU started another number of CPU
-// workers than asked (it caps the count at the cores it sees), or any non-CPU worker.
-void check_workers(const taskbench::App& app, long asked);
+// After starpu_init with `conf`: stops with one line (exit 2) when StarPU started another number
+// of CPU workers than asked less the cores STARPU_RESERVE_NCPU reserves (StarPU 1.3 takes them
+// from an explicit count too; it also caps the count at the cores it sees), or any non-CPU
+// worker. Returns the cores the process holds: its CPU workers and the reserved cores (the
+// submitting thread's, in the paper's launch), reported with both counts in the JSON report.
+long check_workers(taskbench::App& app, long asked, const starpu_conf& conf);
+
+// The submitting thread's share of the run, in the JSON report: the tasks this process
+// submitted (under StarPU-MPI, only those it has a part in) and the seconds from the start of
+// the timed region to its last submission.
+void report_submission(taskbench::App& app, long tasks, double seconds);
 
 // Ends the run with one line (exit 1) when a task submission returned an error.
 void check_submitted(int error, const char* call);

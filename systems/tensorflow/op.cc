@@ -5,8 +5,9 @@
 // and ends the process with status 3, as in any single-process system).
 //
 // This library holds its own copy of the core (libtaskbench.a, linked in): its executed-task
-// counts and its fault switch are this copy's, hence the two C entry points at the bottom,
-// which the driver calls through ctypes.
+// counts and its fault switch are this copy's, hence the C entry points at the bottom, which
+// the driver calls through ctypes.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -27,6 +28,10 @@ using tensorflow::OpKernelContext;
 // The fields of task_graph_t in the binding's pickled order (Graph.__getstate__), every one an
 // int64: the two doubles travel as their bit patterns, since TensorFlow's float attrs are 32-bit.
 constexpr int kGraphFields = 15;
+
+// Kernels TensorFlow constructed: one per op when it instantiates the function's graph, none
+// when it runs an instantiated graph again (the driver reports them per call).
+std::atomic<long long> kernels_constructed{0};
 
 double double_of(int64_t bits) {
   double value;
@@ -64,6 +69,7 @@ class TaskbenchTask : public OpKernel {
     graph_ = taskbench::TaskGraph(graph_of(fields));
     OP_REQUIRES_OK(context, context->GetAttr("t", &t_));
     OP_REQUIRES_OK(context, context->GetAttr("i", &i_));
+    kernels_constructed.fetch_add(1, std::memory_order_relaxed);
   }
 
   void Compute(OpKernelContext* context) override {
@@ -125,4 +131,13 @@ extern "C" bool taskbench_tf_setup() {
 // Tasks of graph `graph` that ran through this library's copy of the core.
 extern "C" long long taskbench_tf_executed(long graph) {
   return taskbench::worker::executed_counts(graph + 1)[graph];
+}
+
+// Zeroes this library's executed-task counts: the driver's untimed first call ran every task
+// once, and the report counts the timed call's alone.
+extern "C" void taskbench_tf_reset() { taskbench::worker::reset(); }
+
+// TaskbenchTask kernels constructed so far.
+extern "C" long long taskbench_tf_kernels_constructed() {
+  return kernels_constructed.load(std::memory_order_relaxed);
 }

@@ -1,4 +1,4 @@
-"""What the spark and tensorflow tests share: skipping (or, in scripts/test.sh's last stage,
+"""What the pyspark and tensorflow tests share: skipping (or, in scripts/test.sh's last stage,
 failing) when the engine is missing, and running the system with the probe marker."""
 from __future__ import annotations
 

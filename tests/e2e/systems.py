@@ -123,7 +123,7 @@ def totals(stdout: str) -> list[str]:
 # seconds: the shared matrix leaves them out; their own test files cover every pattern in
 # one run. Under TASKBENCH_REQUIRE_LARGE_ENGINES=1 (that stage) a missing one fails its
 # tests instead of skipping them.
-LARGE_ENGINES = ("spark", "tensorflow", "legate")  # legate: Legion's runtime starts for about 1 s
+LARGE_ENGINES = ("pyspark", "tensorflow", "legate")  # legate: Legion's runtime starts for about 1 s
 # dask_distributed starts a scheduler and worker processes for each run (about 3 s): the shared
 # matrix's 57 runs took 3 minutes of the test suite; test_dask_distributed.py covers the same.
 # parsl and parsl_threads import Parsl (about 2 s) and start its executor for each run: 7 and

@@ -1,11 +1,13 @@
 """dask_distributed, which starts its own cluster for each run, so out of the shared matrix of
 test_systems.py (SLOW_TO_START): every pattern in one run (graphs side by side, -and) against
-serial, other kernels and 1 MiB outputs, the fault switch; attached to a cluster started
+serial, other kernels and 1 MiB outputs, every task's output asked for (as the paper's
+dask_core port), the fault switch; attached to a cluster started
 elsewhere, through the harness's `dask` launcher, a worker process killed in the middle of a
 run, reported promptly, and a hung task stopped by the harness's timeout, with no process of
 the cluster left behind."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -52,6 +54,18 @@ def test_fault_switch_fails_validation(probe):
     require()
     got = run(["-workers", "2", *FAULT_GRAPHS], probe, CORRUPTED)
     assert_validation_failed(got)
+
+
+def test_every_task_output_is_asked_for(probe, tmp_path):
+    """As the paper's dask_core port: the run asks for every task's key, not only the 4 outputs
+    no task reads, so at its end the scheduler still holds all 24 outputs for the client (had
+    it asked for the leaves, it would have freed the other 20 after their last consumer)."""
+    require()
+    report = tmp_path / "r.json"
+    got = run(["-workers", "2", "-steps", "6", "-width", "4", "-type", "stencil_1d", "-json", str(report)], probe)
+    assert got.returncode == 0, got.stderr
+    results = json.loads(report.read_text())["system_report"]["results"]
+    assert results["asked_for"] == 24 and results["held_by_scheduler"] == 24
 
 
 def test_a_killed_worker_fails_the_run_promptly(probe):

@@ -26,10 +26,11 @@ QUIETING = ("TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL", "TF_ENABLE_ONEDNN_O
 ENGINE_DEFAULTS = {"TF_ENABLE_ONEDNN_OPTS": "1"}
 BAD_FLAGS = {"unknown_flag": ["-no-such-flag"], "invalid_value": ["-steps", "0"]}
 SMALL_RUN = ["-steps", "3", "-width", "2", "-type", "stencil_1d"]
-# Systems that run only inside a cluster their launcher starts (spark_standalone): flags only.
+# Launchers of systems that run only inside a cluster the launcher starts (the `spark` launcher
+# of pyspark_standalone): flags only.
 CLUSTER_ONLY = ("spark",)
 SYSTEMS = registry()
-LARGE_MODULES = {"spark": "pyspark", "tensorflow": "tensorflow", "legate": "legate"}
+LARGE_MODULES = {"pyspark": "pyspark", "tensorflow": "tensorflow", "legate": "legate"}
 
 
 def user_env(system: System) -> dict:

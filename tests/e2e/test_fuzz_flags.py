@@ -40,7 +40,7 @@ MPI_LINES = int(os.environ.get("TASKBENCH_FUZZ_MPI_LINES", "6"))
 TIMEOUT = 60  # seconds: a cheap line takes milliseconds, even under ASan on a loaded machine
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 # The large engines start a JVM or import TensorFlow per run: their files test their flags.
-SYSTEMS = [s for s in registry() if s.binary.name not in LARGE_ENGINES]  # spark_standalone too
+SYSTEMS = [s for s in registry() if s.binary.name not in LARGE_ENGINES]  # pyspark_standalone too
 TOTALS: dict[str, "Totals"] = {}
 
 

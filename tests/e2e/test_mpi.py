@@ -1,5 +1,6 @@
 """End-to-end tests of the MPI systems: mpi_p2p, mpi_bulk, mpi_openmp, each built for Open MPI
-(plain names) and MPICH (_mpich suffix).
+(plain names) and MPICH (_mpich suffix), and mpi_openmp_llvm (mpi_openmp's source on LLVM's
+libomp, Open MPI only).
 
 Every run must print the same "Total Tasks/Dependencies/FLOPs/Bytes" lines as build/bin/serial
 with the same flags (the core also checks that every task ran exactly once and validated every
@@ -29,6 +30,9 @@ ENV.pop("TASKBENCH_FAULT", None)
 SYSTEMS = ["mpi_p2p", "mpi_bulk", "mpi_openmp"]
 FLAVORS = ["openmpi", "mpich"]
 SUFFIX = {"openmpi": "", "mpich": "_mpich"}
+# Every (system, flavor) built: the three for both implementations, and mpi_openmp_llvm.
+SYSTEM_FLAVORS = [(s, f) for s in SYSTEMS for f in FLAVORS] + [("mpi_openmp_llvm", "openmpi")]
+OPENMP_SYSTEMS = ("mpi_openmp", "mpi_openmp_llvm")  # ranks x threads
 
 # Each pattern with flags that exercise it (periods > 1, radix > 3, partial connectivity).
 PATTERNS = {
@@ -96,7 +100,7 @@ def serial_summary(args):
 def check_against_serial(system, flavor, ranks, args):
     exe = binary(system, flavor)
     system_args = ["-expect-ranks", str(ranks)]
-    if system == "mpi_openmp":
+    if system in OPENMP_SYSTEMS:
         system_args += ["-worker", "2"]  # two threads per rank share out each step's tasks
     out = run(mpi_command(flavor, ranks, exe, [*args, *system_args]))
     what = f"{exe.name} x{ranks} {' '.join(args)}"
@@ -116,16 +120,15 @@ def two_graphs(pattern):
 def matrix():
     """(system, flavor, ranks, pattern): every pattern at 2 ranks, a subset at 1, 3 and 4."""
     cases = []
-    for system in SYSTEMS:
-        for flavor in FLAVORS:
-            for ranks in (1, 2, 3, 4):
-                if FULL or ranks == 2:
-                    patterns = list(PATTERNS)
-                elif system == "mpi_p2p" or ranks == 3:
-                    patterns = SUBSET
-                else:
-                    patterns = SUBSET[:3]
-                cases += [(system, flavor, ranks, p) for p in patterns]
+    for system, flavor in SYSTEM_FLAVORS:
+        for ranks in (1, 2, 3, 4):
+            if FULL or ranks == 2:
+                patterns = list(PATTERNS)
+            elif system == "mpi_p2p" or ranks == 3:
+                patterns = SUBSET
+            else:
+                patterns = SUBSET[:3]
+            cases += [(system, flavor, ranks, p) for p in patterns]
     return cases
 
 
@@ -134,8 +137,7 @@ def test_pattern_matches_serial(system, flavor, ranks, pattern):
     check_against_serial(system, flavor, ranks, two_graphs(pattern))
 
 
-@pytest.mark.parametrize("flavor", FLAVORS)
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system,flavor", SYSTEM_FLAVORS)
 @pytest.mark.parametrize("ranks,output", [(2, 1000), (3, 1 << 20)])
 def test_output_sizes(system, flavor, ranks, output):
     """Odd sizes and 1 MiB outputs (large enough for the rendezvous protocols)."""
@@ -173,8 +175,7 @@ def test_more_ranks_than_columns():
             check_against_serial("mpi_p2p", flavor, 4, ["-type", pattern, "-width", "2", "-steps", "5"])
 
 
-@pytest.mark.parametrize("flavor", FLAVORS)
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system,flavor", SYSTEM_FLAVORS)
 def test_fault_fails_through_messages(system, flavor):
     """Corrupt (t=1, i=1) of a 4-wide tree on 2 ranks: its only consumers, (2, 2) and (2, 3),
     live on rank 1, so the corruption can only be seen after it crossed the wire."""
@@ -187,8 +188,7 @@ def test_fault_fails_through_messages(system, flavor):
     assert "task (t=2, i=2)" in text or "task (t=2, i=3)" in text, text
 
 
-@pytest.mark.parametrize("flavor", FLAVORS)
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system,flavor", SYSTEM_FLAVORS)
 def test_rank_count_mismatch(system, flavor):
     exe = binary(system, flavor)
     out = run(mpi_command(flavor, 2, exe, ["-expect-ranks", "3"]))

@@ -52,24 +52,24 @@ def test_the_process_pool_reports_each_worker_in_the_trace(tmp_path):
 
 
 def test_a_missing_engine_is_one_line_and_status_4(tmp_path):
-    require("dask", engine=False)
+    require("dask_threaded", engine=False)
     import os
     # A dask that cannot be imported, first on the path: as if it were not installed.
     (tmp_path / "dask").mkdir()
     (tmp_path / "dask" / "__init__.py").write_text("raise ImportError('no dask here')\n")
-    got = subprocess.run([str(BIN / "dask"), "-steps", "2"], capture_output=True, text=True, timeout=60,
+    got = subprocess.run([str(BIN / "dask_threaded"), "-steps", "2"], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert got.returncode == 4
     assert got.stderr.count("\n") == 1
     assert got.stderr.startswith("taskbench: dask is not installed for ") and "taskbench[dask]" in got.stderr
 
 
-def test_dask_hands_the_whole_graph_over_once(tmp_path):
+def test_dask_threaded_hands_the_whole_graph_over_once(tmp_path):
     """Every task ran once, and on both of the pool's threads."""
-    require("dask")
+    require("dask_threaded")
     import json
     trace = tmp_path / "t.json"
-    got = subprocess.run([str(BIN / "dask"), "-worker", "2", *SPREAD_ARGS, "-trace", str(trace)],
+    got = subprocess.run([str(BIN / "dask_threaded"), "-worker", "2", *SPREAD_ARGS, "-trace", str(trace)],
                          capture_output=True, text=True, timeout=60)
     assert got.returncode == 0, got.stderr
     events = json.loads(trace.read_text())["traceEvents"]

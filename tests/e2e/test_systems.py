@@ -21,8 +21,9 @@ CASES = {
     "compute": lambda p: graph(p, extra=("-kernel", "compute_bound", "-iter", "20")),
     "two_graphs": lambda p: graph(p, 6, 5, ("-kernel", "busy_wait", "-iter", "100", "-output", "48"))
     + ["-and"] + graph("stencil_1d", 8, 3, ("-kernel", "memory_bound", "-scratch", "4096", "-iter", "3")),
-    # More tasks than a system may hold in flight at once (openmp_task creates 64 per thread
-    # at a time), so creation windows end in the middle of rows and of the graph order.
+    # More tasks than a system may hold in flight at once (openmp_task_window creates 64 per
+    # thread at a time; libgomp runs openmp_task's past 64 per thread undeferred), so creation
+    # windows end in the middle of rows and of the graph order.
     "many_tasks_two_graphs": lambda p: graph(p, 40, 7, ("-kernel", "busy_wait", "-iter", "10"))
     + ["-and"] + graph("stencil_1d", 33, 5),
     "wide_output_and_other_graph_first": lambda p: graph("nearest", 5, 4, ("-output", "1040"))

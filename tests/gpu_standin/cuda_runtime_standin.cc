@@ -15,7 +15,13 @@
 //   nodes in a random order that respects the graph's edges.
 // - TASKBENCH_STANDIN_DROP_WAITS=1 ignores every wait on an event: the tests show with it that a
 //   system missing its dependencies fails here (so that passing here means something).
+// - TASKBENCH_STANDIN_CALL_LOG=PATH appends a line per copy, launch and synchronization as the
+//   system issues it ("PID to_device BYTES", "PID launch", "PID stream_sync", ...): the tests
+//   read a system's offload pattern from it.
 #include <cuda_runtime_api.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -145,9 +151,37 @@ void ancestors(const CUgraph_st& g, long node, std::vector<char>& seen) {
 
 namespace taskbench::gpu_standin {
 
-void launch(cudaStream_t stream, std::function<void()> task) { enqueue(stream, std::move(task)); }
+void launch(cudaStream_t stream, std::function<void()> task) {
+  log_call("launch");
+  enqueue(stream, std::move(task));
+}
+
+void log_call(const char* what, long bytes) {
+  static const int fd = [] {
+    const char* path = std::getenv("TASKBENCH_STANDIN_CALL_LOG");
+    return path == nullptr ? -1 : open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }();
+  if (fd < 0) return;
+  char line[80];
+  const int n = bytes < 0 ? std::snprintf(line, sizeof line, "%ld %s\n", static_cast<long>(getpid()), what)
+                          : std::snprintf(line, sizeof line, "%ld %s %ld\n", static_cast<long>(getpid()), what, bytes);
+  if (write(fd, line, static_cast<size_t>(n)) != n) std::abort();  // one write: whole lines
+}
 
 }  // namespace taskbench::gpu_standin
+
+namespace {
+
+const char* direction(cudaMemcpyKind kind) {
+  switch (kind) {
+    case cudaMemcpyHostToDevice: return "to_device";
+    case cudaMemcpyDeviceToHost: return "to_host";
+    case cudaMemcpyDeviceToDevice: return "device_to_device";
+    default: return "copy";
+  }
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -192,13 +226,15 @@ cudaError_t cudaMemset(void* p, int value, size_t bytes) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind) {
+cudaError_t cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
+  taskbench::gpu_standin::log_call(direction(kind), static_cast<long>(bytes));
   run_everything();
   std::memcpy(to, from, bytes);
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind, cudaStream_t s) {
+cudaError_t cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
+  taskbench::gpu_standin::log_call(direction(kind), static_cast<long>(bytes));
   enqueue(s, [=] { std::memcpy(to, from, bytes); });
   return cudaSuccess;
 }
@@ -217,11 +253,13 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  taskbench::gpu_standin::log_call("stream_sync");
   run_everything();
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize() {
+  taskbench::gpu_standin::log_call("device_sync");
   run_everything();
   return cudaSuccess;
 }

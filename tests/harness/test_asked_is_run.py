@@ -20,8 +20,8 @@ def test_metg_refuses_a_nearest_radix_above_the_width_before_the_campaign(cli, b
     code, out, err = cli("-q", "metg", "serial", "--pattern", "nearest", "--radix", "3", "--width", "2",
                          "--steps", "10", "--reps", "1")
     assert code == 2 and out == ""
-    assert err == ("taskbench: serial rejects the sweep's flags: -radix: invalid value '3'; "
-                   "expected at most -width (2) for nearest\n")
+    assert err == ("taskbench: --radix 3 needs a width of 3 or more, and the sweep is 2 wide (--width; default: "
+                   "the cores here): add --width 3, or give --radix 2 or less\n")  # the options' words (issue 61)
     assert not cli.db.exists()  # nothing stored, not even an empty store
 
 

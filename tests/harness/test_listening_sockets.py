@@ -44,7 +44,7 @@ class Engine:
 
 ENGINES = [
     Engine("dask_distributed", ["--workers", "2"], 300),
-    Engine("spark_standalone", ["--workers", "2"], 4, large=True),
+    Engine("pyspark_standalone", ["--workers", "2"], 4, large=True),
     Engine("ray", [], 300, isolated=True),
     Engine("charm4py", [], 2000, isolated=True),
     Engine("mpi_p2p", ["--ranks", "2"], 5000, isolated=True),

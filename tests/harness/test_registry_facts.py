@@ -108,3 +108,18 @@ def test_every_paper_system_is_a_system_the_paper_published():
     assert {n: claims.get(n) for n in ("mpi_p2p", "mpi_p2p_mpich", "mpi_bulk", "mpi_bulk_smpi")} == {
         "mpi_p2p": "mpi_nonblock", "mpi_p2p_mpich": "mpi_nonblock", "mpi_bulk": "mpi_bulk_synchronous",
         "mpi_bulk_smpi": "mpi_bulk_synchronous"}
+
+
+def test_starpu_mpi_openmp_and_mpi_cuda_claim_only_the_paper_ports_they_run():
+    """The paper's StarPU (StarPU-MPI, a rank per host), MPI+OpenMP on Intel KMP's descendant
+    libomp, MPI+CUDA w1 and w4; not the schedulers, layouts, runtimes and designs the paper
+    never ran."""
+    entries = read_entries(REPO / "systems")
+    names = ("starpu", "starpu_eager", "starpu_mpi", "starpu_local", "mpi_openmp",
+             "mpi_openmp_llvm", "mpi_cuda", "mpi_cuda_w4", "mpi_cuda_resident")
+    assert {n: entries[n].paper_system for n in names} == {
+        "starpu": "starpu13", "starpu_eager": "", "starpu_mpi": "",
+        "starpu_local": "", "mpi_openmp": "", "mpi_openmp_llvm": "mpi_openmp_kmp",
+        "mpi_cuda": "mpi_nonblock_gpu_width_1_rank_1", "mpi_cuda_w4": "mpi_nonblock_gpu_width_4_rank_4",
+        "mpi_cuda_resident": ""}
+    assert (entries["starpu"].binary, entries["starpu"].launcher) == ("starpu_mpi", "mpirun")

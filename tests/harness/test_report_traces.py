@@ -88,7 +88,7 @@ def test_time_split_of_a_known_trace():
 
 
 def test_colors_are_per_system_and_stable():
-    defaults = ["serial", "native", "openmp_for", "openmp_task", "mpi_p2p", "python_serial", "dask"]
+    defaults = ["serial", "native", "openmp_for", "openmp_task", "mpi_p2p", "python_serial", "dask_threaded"]
     assert len({color_for(s) for s in defaults}) == len(defaults)
     assert color_for("my_new_system") == color_for("my_new_system") in PALETTE
     # A registry entry's `color` is its palette index.

@@ -75,7 +75,7 @@ def analysis():
                              steps=1000, width=16, reps=3)
     curves = {
         "serial": _curve("serial", 1, 9.5e-8),
-        "openmp_task_prio_llvm": _curve("openmp_task_prio_llvm", 16, 1.234e-5,
+        "openmp_task_window_llvm": _curve("openmp_task_window_llvm", 16, 1.234e-5,
                                         unreliable=["its 95% interval 12.3 µs (11.1–16.0) is ±20%, wider than ±10%"]),
         "python_futures_processes": _curve(
             "python_futures_processes", 16, None, warnings=["the sweep stopped at the largest size"],
@@ -139,7 +139,7 @@ def test_compare_leaves_the_graphs_to_the_title(analysis, width):
 
 
 def test_run_table_fits(tmp_path):
-    result = {"system": "openmp_task_prio_llvm", "status": "ok", "reason": "", "kernel": "busy_wait",
+    result = {"system": "openmp_task_window_llvm", "status": "ok", "reason": "", "kernel": "busy_wait",
               "pattern": "stencil_1d", "steps": 1000, "width": 16, "iter": 65536, "tasks": 16000,
               "dependencies": 47970, "elapsed_seconds": 0.123, "flops_per_second": None,
               "bytes_per_second": None, "cores": 16, "ranks": 1, "threads_per_rank": 16,
@@ -148,8 +148,8 @@ def test_run_table_fits(tmp_path):
         buf = io.StringIO()
         out = RichConsole(file=buf, width=width, force_terminal=True, color_system=None)
         ctx = SimpleNamespace(console=Console(out=out), store=SimpleNamespace(path=tmp_path / "a-long-store-name.db"))
-        run.show(ctx, result, "run-openmp_task_prio_llvm-20240101-120000")
-        assert_fits(buf.getvalue(), width, {"run-openmp_task_prio_llvm-20240101-120000,", "openmp_task_prio_llvm",
+        run.show(ctx, result, "run-openmp_task_window_llvm-20240101-120000")
+        assert_fits(buf.getvalue(), width, {"run-openmp_task_window_llvm-20240101-120000,", "openmp_task_window_llvm",
                                             "(ranks", "granularity"})
 
 
@@ -183,12 +183,12 @@ def fake_registry(tmp_path):
     """Five systems: available ones with long names, one whose binary is missing (a long reason)."""
     bin_dir = tmp_path / "build" / "bin"
     bin_dir.mkdir(parents=True)
-    for name in ("serial", "openmp_task_prio_llvm", "python_futures_processes"):
+    for name in ("serial", "openmp_task_window_llvm", "python_futures_processes"):
         (bin_dir / name).write_text("#!/bin/sh\n")
         (bin_dir / name).chmod(0o755)
     root = tmp_path / "systems"
     description = "A description long enough to wrap: {} runs one task per point with dependencies inferred."
-    entries = {"serial": 'cores = 1\ndefault = true\n', "openmp_task_prio_llvm": 'default = true\n',
+    entries = {"serial": 'cores = 1\ndefault = true\n', "openmp_task_window_llvm": 'default = true\n',
                "python_futures_processes": "", "ghost_system": 'binary = "ghost_binary"\n',
                "another_missing_system": 'binary = "nothing_here"\n'}
     for name, extra in entries.items():
@@ -303,31 +303,31 @@ def test_campaigns_table_hides_low_value_columns_when_narrow(fake_registry, tmp_
     from taskbench.store import Store
     store = Store(str(tmp_path / "c.db"))
     name = "metg-stencil_1d-compute_bound-20240101-120000"
-    store.create_campaign(name, "metg", {"systems": ["serial", "openmp_task_prio_llvm", "python_futures_processes"],
+    store.create_campaign(name, "metg", {"systems": ["serial", "openmp_task_window_llvm", "python_futures_processes"],
                                          "pattern": "stencil_1d", "kernel": "compute_bound"},
                           {}, "m", None, {})
     store.db.commit()
     args = ["--db", str(tmp_path / "c.db"), "campaigns"]
     code, out, err = in_pty(args, _env(fake_registry, COLUMNS="100"), tmp_path)
     assert code == 0, err
-    assert_fits(out, 100, {name, "openmp_task_prio_llvm,", "python_futures_processes", "runs", "failed"})
+    assert_fits(out, 100, {name, "openmp_task_window_llvm,", "python_futures_processes", "runs", "failed"})
     assert "not shown at 100 columns: created, kind, status (a pipe or -q prints every column)" in out
     assert "stencil_1d/compute_bound" in out  # the graph stays, inline or below
     code, out, err = in_pty(args, _env(fake_registry, COLUMNS="80"), tmp_path)
-    assert_fits(out, 80, {name, "runs", "failed", "openmp_task_prio_llvm,", "python_futures_processes"})
+    assert_fits(out, 80, {name, "runs", "failed", "openmp_task_window_llvm,", "python_futures_processes"})
     assert "not shown at 80 columns: created, kind, status" in out and "stencil_1d/compute_bound" in out
     # The systems cell, too wide here even wrapped, is a keyed line below the table.
-    assert re.search(r"^\[1\] +serial, openmp_task_prio_llvm, python_futures_processes", out, re.M)
+    assert re.search(r"^\[1\] +serial, openmp_task_window_llvm, python_futures_processes", out, re.M)
     code, out, err = piped(args, _env(fake_registry, COLUMNS="80"), tmp_path)
     assert out.splitlines()[0].split("\t") == ["campaign", "kind", "status", "created", "systems", "what",
                                                "runs", "failed", "METG"]
-    assert out.splitlines()[1].split("\t")[4] == "serial, openmp_task_prio_llvm, python_futures_processes"
+    assert out.splitlines()[1].split("\t")[4] == "serial, openmp_task_window_llvm, python_futures_processes"
     # The METGs it published, an unreliable one marked as `metg` marks it.
     store.set_campaign_results(name, {"systems": {"serial": {"metg_seconds": 9.5e-8, "reliable": True},
-                                         "openmp_task_prio_llvm": {"metg_seconds": 1.234e-5, "reliable": False}}})
+                                         "openmp_task_window_llvm": {"metg_seconds": 1.234e-5, "reliable": False}}})
     store.db.commit()
     code, out, err = piped(args, _env(fake_registry, COLUMNS="80"), tmp_path)
-    assert out.splitlines()[1].split("\t")[8] == "serial 95 ns, openmp_task_prio_llvm 12.3 µs (unreliable)"
+    assert out.splitlines()[1].split("\t")[8] == "serial 95 ns, openmp_task_window_llvm 12.3 µs (unreliable)"
 
 
 def test_quiet_keeps_raw_numbers(analysis):

@@ -122,6 +122,12 @@ void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, omp
     self->pop(g_regions, now_ns());
 }
 
+// A master (masked) construct: openmp_task's master creates every task of the run inside one.
+void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task,
+               const void* codeptr) {
+  on_work(ompt_work_single_executor, endpoint, parallel, task, 0, codeptr);
+}
+
 void on_dispatch(ompt_data_t*, ompt_data_t*, ompt_dispatch_t kind, ompt_data_t instance) {
   // A worksharing loop's iterations are its tasks: libomp announces each chunk a thread takes.
   if (kind != ompt_dispatch_ws_loop_chunk || tls_ledger == nullptr) return;
@@ -147,6 +153,7 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
       {ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&on_sync_region_wait), "sync_region_wait"},
       {ompt_callback_work, reinterpret_cast<ompt_callback_t>(&on_work), "work"},
       {ompt_callback_dispatch, reinterpret_cast<ompt_callback_t>(&on_dispatch), "dispatch"},
+      {ompt_callback_masked, reinterpret_cast<ompt_callback_t>(&on_masked), "masked"},
   };
   for (const Registration& r : registrations) {
     // libomp 19 answers ompt_set_always for each; anything less leaves holes in the ledgers.

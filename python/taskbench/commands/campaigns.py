@@ -1,5 +1,7 @@
 """`taskbench campaigns`: what the store holds (names to pass to compare, report, --resume), and
-for a METG campaign the METGs it published, an unreliable one marked as `metg` marks it."""
+for a METG campaign the METGs it published, an unreliable one marked as `metg` marks it. A
+campaign's status is running, done, or interrupted (stored as running, but no live process
+executes it: `--resume` continues it)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,18 @@ from taskbench import units
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK
 from taskbench.measure.metg import UNRELIABLE_MARK
+from taskbench.measure.traces import is_trace_run
 
 # A campaign's name already starts with its kind and ends with its time: those go first. The
 # METGs are a paragraph: below the table on a terminal.
+KINDS = ("metg", "peak", "run", "study", "check")
 CAMPAIGNS_FIT = Fit(optional=("created", "kind", "status"), notes=("METG",))
 
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("campaigns", parents=[common], help="list the stored campaigns")
-    p.add_argument("--kind", choices=["metg", "peak", "run", "study", "check"])
+    p.add_argument("--kind", choices=KINDS, metavar="KIND",
+                   help=f"only the campaigns of this kind: {', '.join(KINDS)} (default: every kind)")
     return p
 
 
@@ -41,14 +46,16 @@ def main(args, ctx) -> int:
     store = ctx.store
     rows = []
     for c in store.campaigns(args.kind):
-        runs = store.runs(c["name"])
+        # The measurements: a campaign's traced runs (the report's Gantt charts) are not among them,
+        # as `metg`'s "N runs executed" does not count them.
+        runs = [r for r in store.runs(c["name"]) if not is_trace_run(r)]
         statuses = Counter(r["status"] for r in runs)
         p = c["params"]
         what = (f"{p.get('pattern')}/{p.get('kernel')}" if c["kind"] == "metg"
                 else f"study {p.get('study')}" if c["kind"] == "study"
                 else f"check {p.get('pattern')}, {p.get('preset')}" if c["kind"] == "check"
                 else p.get("kernel") or " ".join(p.get("flags", [])))
-        rows.append([c["name"], c["kind"], c["status"], c["created"], ", ".join(p.get("systems", [])),
+        rows.append([c["name"], c["kind"], store.status(c), c["created"], ", ".join(p.get("systems", [])),
                      what, len(runs), len(runs) - statuses.get("ok", 0),
                      published_metgs(c.get("results"), ctx.console.quiet)])
     ctx.console.table(f"campaigns in {store.path}",

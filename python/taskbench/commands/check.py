@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 
 from taskbench import provenance
+from taskbench.commands.options import pattern_help
 from taskbench.errors import EXIT_OK, EXIT_REGRESSED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure import campaign, regression
 from taskbench.measure.check_baseline import read_baseline, write_baseline
@@ -60,7 +61,7 @@ def add_parser(subparsers, common):
     p.add_argument("--threshold", type=float, default=5.0,
                    help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD * 100:.4f}%%, the metrics' "
                         "resolution)")
-    p.add_argument("--pattern", default="stencil_1d")
+    p.add_argument("--pattern", default="stencil_1d", metavar="PATTERN", help=pattern_help("stencil_1d"))
     p.add_argument("--width", type=int, help="points per timestep (default: the cores available)")
     p.add_argument("--no-metg", dest="metg", action="store_false", help="the fixed grains only (seconds, not minutes)")
     p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (e.g. $GITHUB_STEP_SUMMARY)")

@@ -2,6 +2,10 @@
 with the ratio's range from the two 95% intervals, and "differ" only where those intervals do
 not overlap (the range excludes 1).
 
+Every way the two campaigns differ besides their systems (steps, width, pattern, kernel, radix,
+scratch, graphs, more flags, threshold, METG method, machine, simulated platform) is named in one
+line; a simulated campaign is never compared with a measured one, and A compared with itself says so.
+
 A METG that its campaign marked unreliable keeps its mark here, and no B/A ratio is drawn from it
 (one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable. A campaign run on
 a busy machine says so, and so do two campaigns whose CPUs passed cache lines at speeds more than
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 
+from taskbench import units
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
@@ -104,12 +109,56 @@ def context_lines(a, b) -> list[str]:
     return lines
 
 
+def _simulated(c) -> str | None:
+    """"simulated on small, 4 nodes" for a simulated campaign, None for a measured one."""
+    simulation = c.params.simulation
+    if not simulation:
+        return None
+    return f"simulated on {simulation.get('platform')}, {units.count(simulation.get('nodes') or 1, 'node')}"
+
+
+def _machine(c) -> str:
+    machine = c.campaign.get("machine") or {}
+    if machine.get("hosts"):
+        return f"{units.count(len(machine['hosts']), 'host')} of {(c.params.hosts or {}).get('path', 'a cluster')}"
+    cpus = machine.get("available_cpus")
+    return f"{machine.get('hostname', '?')}, {machine.get('cpu_model', '?')}" + (
+        f", {units.count(cpus, 'CPU')}" if cpus else "")
+
+
+# What the two campaigns' figures depend on besides their systems, as the user gave it.
+SETTINGS = (("steps", lambda p: p.steps), ("width", lambda p: p.width), ("pattern", lambda p: p.pattern),
+            ("kernel", lambda p: p.kernel), ("radix", lambda p: "the core's default" if p.radix is None else p.radix),
+            ("scratch", lambda p: p.scratch or 0), ("graphs", lambda p: p.graphs),
+            ("more flags", lambda p: " ".join(p.extra_flags) or "none"),
+            ("threshold", lambda p: f"{p.threshold:.0%}"), ("METG method", lambda p: p.metg_method))
+
+
+def differences(a, b) -> list[str]:
+    """Each way the campaigns differ besides their systems: "steps (A 200, B 20)"."""
+    found = [f"{what} (A {of(a.params)}, B {of(b.params)})" for what, of in SETTINGS if of(a.params) != of(b.params)]
+    if _simulated(a) != _simulated(b):
+        found.append(f"platform (A {_simulated(a)}, B {_simulated(b)})")
+    elif a.campaign.get("machine_id") != b.campaign.get("machine_id") and not _simulated(a):
+        found.append(f"machine (A {_machine(a)}, B {_machine(b)})")
+    return found
+
+
+def _refuse_measured_against_simulated(a, b) -> None:
+    if bool(_simulated(a)) != bool(_simulated(b)):
+        simulated, measured = (a, b) if _simulated(a) else (b, a)
+        raise UserError(f"{simulated.name} is {_simulated(simulated)}, {measured.name} measured on "
+                        f"{_machine(measured)}: a simulated METG is never compared with a measured one "
+                        "(docs/simulation.md)", EXIT_USAGE)
+
+
 def main(args, ctx) -> int:
     ctx.read_only = True
     a, b = analyze(ctx.store, args.a), analyze(ctx.store, args.b)
     for c in (a, b):
         if c.campaign["kind"] != "metg":
             raise UserError(f"campaign '{c.name}' is a {c.campaign['kind']} campaign, not metg", EXIT_USAGE)
+    _refuse_measured_against_simulated(a, b)
     label = metg_label(a.params.threshold)
     raw = ctx.console.quiet
     ratio_columns = ["B/A", "B/A low", "B/A high"] if raw else ["B/A"]
@@ -118,9 +167,15 @@ def main(args, ctx) -> int:
     ctx.console.table(f"{label}: {a.name} (A, {a.params.pattern}/{a.params.kernel}) vs {b.name} "
                       f"(B, {b.params.pattern}/{b.params.kernel})", columns, rows,
                       compare_fit(a.params.threshold))
-    if a.params.threshold != b.params.threshold:
-        ctx.console.warn("the campaigns use different thresholds")
-    for line in context_lines(a, b):
+    if a.name == b.name:
+        ctx.console.warn(f"A and B are the same campaign ({a.name}): every B/A is 1 by construction; name two "
+                         "campaigns (`taskbench campaigns` lists them)")
+    else:
+        found = differences(a, b)
+        if found:
+            ctx.console.warn(f"A and B differ in more than their systems: {'; '.join(found)}; each B/A carries "
+                             "these differences too")
+    for line in dict.fromkeys(context_lines(a, b)):  # A against itself: its lines once
         ctx.console.warn(line)
     for line in refusals:
         ctx.console.warn(line)

@@ -4,6 +4,7 @@ and which systems can run across the hosts. One line per host, one line per prob
 
 from __future__ import annotations
 
+from taskbench import units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, UserError
 from taskbench.launch.host_facts import probe
 from taskbench.launch.hosts import cluster_from
@@ -36,7 +37,8 @@ def main(args, ctx) -> int:
             problems.append(f"{host.name}: {problem}")
         elif nproc is not None and nproc < host.cores:
             problems.append(f"{host.name}: {host.cores} cores described, but it runs this build on {nproc}")
-    ctx.console.table(f"hosts of {cluster.path} ({len(cluster)} hosts, {cluster.cores} cores)",
+    ctx.console.table(f"hosts of {cluster.path} ({units.count(len(cluster), 'host')}, "
+                      f"{units.count(cluster.cores, 'core')})",
                       ["host", "address", "cores", "cores seen", "hostname", "CPU", "ready"], rows)
     ctx.console.line(f"systems that run across these hosts: {', '.join(s.name for s in able)}")
     for problem in problems:

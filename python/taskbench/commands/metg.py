@@ -12,12 +12,15 @@ results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from taskbench import provenance, report, units
 from taskbench.commands import metg_simulated
-from taskbench.commands.options import (add_launch_options, add_simulate_options, count, non_negative, percentage,
-                                       percentage_or_zero, positive_int, simulated_nodes)
+from taskbench.commands import metg_resume, short_steps
+from taskbench.commands.options import (add_launch_options, add_simulate_options, count, counted_kernel, kernel_help,
+                                       non_negative, pattern_help, percentage, percentage_or_zero, positive_int,
+                                       simulated_nodes)
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
                               EXIT_USAGE, UserError)
 from taskbench.launch.hosts import cluster_from
@@ -37,6 +40,13 @@ OWNED_FLAGS = {"-steps": "give --steps instead", "-width": "give --width instead
                "-type": "give --pattern instead", "-kernel": "give --kernel instead",
                "-iter": "the sweep chooses it (from --start-iter)", "-radix": "give --radix instead",
                "-scratch": "give --scratch instead"}
+# Task Bench flags that write or print what the sweep keeps itself: every run's report and output
+# are stored, and one run per system is traced for the report.
+OUTPUT_FLAGS = {"-json": "every run's report is stored (`taskbench export --json FILE` writes them)",
+                "-trace": "the sweep traces one run per system near its METG, stored for the report "
+                          "(leave out --no-trace)",
+                "-v": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)",
+                "-vv": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)"}
 BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
 
 
@@ -45,11 +55,14 @@ def add_parser(subparsers, common):
     p.add_argument("systems", nargs="*", help="systems to compare (see `taskbench systems`)")
     p.add_argument("--default", action="store_true",
                    help="every available default system on stencil_1d/compute_bound, then the HTML report")
-    p.add_argument("--pattern", default="stencil_1d")
-    p.add_argument("--kernel", default="compute_bound")
+    p.add_argument("--pattern", default="stencil_1d", metavar="PATTERN", help=pattern_help("stencil_1d"))
+    p.add_argument("--kernel", default="compute_bound", type=counted_kernel, metavar="KERNEL",
+                   help=kernel_help("compute_bound"))
     p.add_argument("--steps", type=positive_int, default=1000, help="timesteps of every run (1000)")
     p.add_argument("--width", type=positive_int, help="points per timestep (default: the cores available)")
-    p.add_argument("--radix", type=positive_int, help="dependencies per task for nearest/spread (at most --width)")
+    p.add_argument("--radix", type=count,
+                   help="dependencies per task of nearest, spread and their random forms: 0 (none, the paper's "
+                        "Fig. 10 first point) to --width (the core's default: 3)")
     p.add_argument("--scratch", type=count, help="scratch bytes per task (memory kernels have a default)")
     p.add_argument("--flags", default="", help="more Task Bench flags for every run, e.g. \"-output 64\"")
     p.add_argument("--threshold", type=percentage, default=50.0, help="efficiency threshold in percent (50)")
@@ -123,6 +136,8 @@ def _params(args, ctx) -> SweepParams:
         if flag in OWNED_FLAGS:  # the run would follow --flags while the campaign stores the option
             raise UserError(f"--flags: {flag} is the sweep's own: {OWNED_FLAGS[flag]} (the campaign stores "
                             "what the options say)")
+        if flag in OUTPUT_FLAGS:  # the harness's own -json comes after it; a -trace every run would overwrite
+            raise UserError(f"--flags: {flag} is not for a sweep: {OUTPUT_FLAGS[flag]}")
     externals = externals_from_specs(args.external)
     cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
     hosts = None if cluster is None else campaign.hosts_params(cluster)
@@ -145,6 +160,8 @@ def _params(args, ctx) -> SweepParams:
 
 def main(args, ctx) -> int:
     simulated_nodes(args, None)  # refuses --nodes without --simulate
+    if args.resume is not None and not args.simulate:  # --simulate refuses --resume itself
+        metg_resume.refuse_what_it_would_ignore(args, add_parser)
     if args.simulate:
         return metg_simulated.main(args, ctx, sweep_one)
     html = args.html or (DEFAULT_HTML if args.default else None)
@@ -162,6 +179,7 @@ def main(args, ctx) -> int:
         show_published(ctx, analysis.params, args.reference_nodes)
     _publish(ctx.store, name, analysis)
     _warn_about_results(ctx, analysis, stats)
+    short_steps.warn(ctx, analysis)
     if html:
         written = report.write_report(ctx.store, html, [name], ctx.console,
                                       reference_nodes=(args.reference_nodes or [1]) if args.reference else None)
@@ -204,7 +222,7 @@ def _open(args, ctx) -> tuple[str, SweepParams, bool]:
     if complete:
         ctx.console.note(f"campaign {name} is already complete; showing its results")
     else:
-        ctx.console.note(f"resuming {name}: {len(store.runs(name))} runs already stored")
+        ctx.console.note(f"resuming {name}: {units.count(len(store.runs(name)), 'run')} already stored")
     return name, params, complete
 
 
@@ -214,7 +232,7 @@ def _sweep(ctx, name: str, params: SweepParams):
     try:
         return campaign.run_sweep(ctx.store, ctx.registry, name, params, ctx.console, ctx.git_revision)
     except KeyboardInterrupt:
-        raise UserError(f"interrupted: {len(ctx.store.runs(name))} runs stored; continue with "
+        raise UserError(f"interrupted: {units.count(len(ctx.store.runs(name)), 'run')} stored; continue with "
                         f"`{ctx.command('metg', '--resume', name)}`", EXIT_INTERRUPTED)
 
 
@@ -260,8 +278,8 @@ def _warn_about_results(ctx, analysis, stats) -> None:
                 ctx.console.warn(f"{curve.system}: {warning}")
     repeated = (f" ({stats.repeated_for_load} of them again because other processes disturbed the run)"
                 if stats.repeated_for_load else "")
-    ctx.console.note(f"{stats.executed} runs executed{repeated}, {stats.reused} reused from the store, "
-                     f"{len(stats.failed)} failed")
+    ctx.console.note(f"{units.count(stats.executed, 'run')} executed{repeated}, {stats.reused} reused from the "
+                     f"store, {len(stats.failed)} failed")
     warn_if_noisy(ctx, analysis.background_load, "campaign")
 
 
@@ -299,15 +317,33 @@ def _preflight(ctx, params: SweepParams) -> None:
         system = ctx.registry.get(name)
         outcome = run_once(system, flags, campaign.sweep_options(system, params), timeout=60)
         if outcome.status == "bad_flags":
-            raise campaign.rejected_flags(name, outcome.reason, "the sweep's flags")
+            raise _in_options(params, outcome.reason) or campaign.rejected_flags(name, outcome.reason,
+                                                                                 "the sweep's flags")
         if name in params.externals and not outcome.ok:
             raise UserError(f"external {name} failed its first run ({outcome.status}): {outcome.reason}",
                             EXIT_USAGE)
+
+
+# The core's line for a graph its width cannot hold (core/src/args.cc, check_graph).
+RADIX_ABOVE_WIDTH = re.compile(r"-radix: invalid value '(\d+)'( \(the default\))?; expected at most -width \((\d+)\)")
+
+
+def _in_options(params: SweepParams, reason: str) -> UserError | None:
+    """The core's refusal of a flag the sweep set from an option, said in the options' words: the
+    user gave --radix and --width (or their defaults), never -radix and -width."""
+    found = RADIX_ABOVE_WIDTH.search(reason)
+    if found is None:
+        return None
+    radix, default, width = int(found.group(1)), bool(found.group(2)), int(found.group(3))
+    asked = (f"{params.pattern} takes {radix} dependencies per task by default (the core's radix)" if default
+             else f"--radix {radix} needs a width of {radix} or more")
+    return UserError(f"{asked}, and the sweep is {width} wide (--width; default: the cores here): add --width "
+                     f"{radix}, or give --radix {width} or less", EXIT_USAGE)
 
 
 def _warn_if_loaded(ctx) -> None:
     load = provenance.load_average()
     cores = provenance.available_cores()
     if load and load[0] > 0.5 * cores:
-        ctx.console.warn(f"the machine is busy (load average {load[0]:.1f} on {cores} cores): "
+        ctx.console.warn(f"the machine is busy (load average {load[0]:.1f} on {units.count(cores, 'core')}): "
                          "expect noisy figures")

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import argparse
 
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
+from taskbench.measure.kernels import KERNELS, UNCOUNTED
+
+# The core's dependence patterns (core/src/graph.cc, pattern_name), for the options' help; the
+# core itself checks a --pattern (its one line has the closest name).
+PATTERNS = ("trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft", "all_to_all",
+            "nearest", "spread", "random_nearest", "random_spread")
 
 
 def _number(kind, least: float, strict: bool, says: str):
@@ -39,6 +45,26 @@ def _percentage(zero_allowed: bool):
         return value
 
     return parse
+
+
+def counted_kernel(text: str) -> str:
+    """A kernel whose work is counted (FLOPs or bytes): the only ones with an efficiency, so the
+    only ones `metg` and `peak` take. Refused while parsing, with the closest such name."""
+    if text in KERNELS:
+        return text
+    if text in UNCOUNTED:
+        raise argparse.ArgumentTypeError(f"kernel '{text}' does no counted work, so it has no efficiency (and no "
+                                         f"METG): one of {', '.join(KERNELS)}")
+    raise argparse.ArgumentTypeError(f"unknown kernel '{text}'{did_you_mean(text, KERNELS)} (one of "
+                                     f"{', '.join(KERNELS)})")
+
+
+def pattern_help(default: str) -> str:
+    return f"dependence pattern: {', '.join(PATTERNS)} ({default})"
+
+
+def kernel_help(default: str) -> str:
+    return f"task kernel, one whose work is counted: {', '.join(KERNELS)} ({default})"
 
 
 percentage = _percentage(zero_allowed=False)  # a threshold, an interval's half-width

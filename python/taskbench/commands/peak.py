@@ -17,10 +17,11 @@ from __future__ import annotations
 import statistics
 
 from taskbench import provenance, units
-from taskbench.commands.options import positive_float, positive_int
+from taskbench.commands.options import counted_kernel, positive_float, positive_int
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.launch.hosts import cluster_from
+from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
 from taskbench.registry import gpu
@@ -36,8 +37,8 @@ GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "16,64", 20, 64
 
 def add_parser(subparsers, common):
     p = subparsers.add_parser("peak", parents=[common], help="measure and store the machine's peak for a kernel")
-    p.add_argument("--kernel", default="compute_bound", choices=list(KERNELS),
-                   help="the kernel whose peak is measured (compute_bound)")
+    p.add_argument("--kernel", default="compute_bound", type=counted_kernel, metavar="KERNEL",
+                   help=f"the kernel whose peak is measured: {', '.join(KERNELS)} (compute_bound)")
     p.add_argument("--systems", help="comma-separated systems (default: the registry's one-core probe for 1 core, "
                    "an all-cores default system for more)")
     p.add_argument("--cores", help="comma-separated core counts to measure (default: 1 and every available core)")
@@ -163,6 +164,7 @@ def main(args, ctx) -> int:
     iterations = args.iter or kernel_info(args.kernel).start_iter * factor
     store = ctx.store
     name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
+    store.claim(name)  # while it runs: `campaigns` tells a running campaign from an interrupted one
     campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in plan}),
                                           "cores": [c for _, c in plan], "iter": iterations, "steps": steps,
                                           "reps": args.reps,
@@ -185,23 +187,32 @@ def main(args, ctx) -> int:
                 bar.advance(f"{system.name} x {cores}")
     store.finish_campaign(name)
     figures = units.Figures(ctx.console.quiet)
-    rows = []
+    rows, bests = [], {}
     for (system, cores), runs in results.items():
         ok = [r for r in runs if r["status"] == "ok"]
-        values = [throughput(r, args.kernel) for r in ok]
+        quiet = [r for r in ok if not disturbed(r)]  # a disturbed run is never a peak (measure/peak.py)
+        values = [throughput(r, args.kernel) for r in quiet]
         if not values:
-            reasons = {r["reason"] for r in runs}
-            rows.append([system, cores, "—", "—", "—", "failed: " + "; ".join(sorted(reasons))])
+            reasons = {r["reason"] for r in runs if r["status"] != "ok"}
+            why = "failed: " + "; ".join(sorted(reasons)) if not ok else _disturbed_note(ok, len(runs))
+            rows.append([system, cores, "—", "—", "—", why])
+            if ok:
+                ctx.console.warn(f"peak with {units.count(cores, 'core')}: {_disturbed_note(ok, len(runs))}, so none "
+                                 "is a peak (efficiencies are not measured against it); run `taskbench peak` again "
+                                 "on a quiet machine")
             continue
         best = max(values)
-        core_count = ok[0].get("cores") or 1
+        core_count = quiet[0].get("cores") or 1
+        bests[core_count] = best
+        left_out = len(ok) - len(quiet)
         rows.append([system, core_count, figures.rate(best, unit(args.kernel)),
                      figures.rate(best / core_count, unit(args.kernel)),
                      figures.rate(statistics.median(values), unit(args.kernel)),
-                     f"{len(ok)}/{len(runs)} ok"])
+                     f"{len(ok)}/{len(runs)} ok" + (f", {left_out} disturbed (not counted)" if left_out else "")])
+    _warn_if_fewer_cores_beat_more(ctx, bests, args.kernel)
     if cluster is not None:
-        title, count, per = (f"peak {args.kernel} of the {len(cluster)} hosts of {cluster.path}, all busy "
-                             f"(campaign {name})", "cores", "best per core")
+        title, count, per = (f"peak {args.kernel} of the {units.count(len(cluster), 'host')} of {cluster.path}, "
+                             f"all busy (campaign {name})", "cores", "best per core")
     elif args.gpu:  # the cores of a GPU run are its task slots (docs/gpu.md)
         title, count, per = f"GPU peak {args.kernel} (campaign {name})", "GPU slots", "best per slot"
     else:
@@ -209,3 +220,21 @@ def main(args, ctx) -> int:
             "cores", "best per core"
     ctx.console.table(title, ["system", count, "best", per, "median", "runs"], rows)
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK
+
+
+def _disturbed_note(ok: list[dict], total: int) -> str:
+    load = max(r.get("background_load") or 0.0 for r in ok)
+    return (f"{'every one' if len(ok) == total else f'{len(ok)} of {total}'} ran beside other processes "
+            f"(up to {load:.2f} cores busy with them)")
+
+
+def _warn_if_fewer_cores_beat_more(ctx, bests: dict[int, float], kernel: str) -> None:
+    """C cores busy at once do at least what fewer do: a peak with more cores below one with fewer
+    was slowed by something the runs' load readings missed."""
+    counts = sorted(bests)
+    for few, many in zip(counts, counts[1:]):
+        if bests[many] < bests[few]:
+            rate = unit(kernel)
+            ctx.console.warn(f"the peak with {units.count(many, 'core')} ({units.rate(bests[many], rate)}) is below "
+                             f"the peak with {units.count(few, 'core')} ({units.rate(bests[few], rate)}): something "
+                             "slowed its runs; run `taskbench peak` again on a quiet machine")

@@ -65,11 +65,21 @@ def _node_count(text: str, what: str) -> int:
     return int(value)
 
 
+def _unknown_system(ctx, system: str, measured: list[str]) -> UserError:
+    """A name neither measured in the store nor a system here: a typo, never `taskbench metg NAME`."""
+    return UserError(f"--system {system}: no stored metg campaign measured it, and no system here has that "
+                     f"name{did_you_mean(system, [*measured, *ctx.registry.systems])} (`taskbench systems` lists "
+                     "them)", EXIT_USAGE)
+
+
 def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool) -> float:
     ctx.read_only = True
     store = ctx.store
     if campaign is None:
         named = [c for c in store.campaigns("metg") if system in c["params"].get("systems", [])]
+        if not named and system not in ctx.registry.systems:  # neither measured nor measurable here
+            raise _unknown_system(ctx, system, sorted({n for c in store.campaigns("metg")
+                                                      for n in c["params"].get("systems", [])}))
         if not named:
             raise UserError(f"no stored metg campaign measured '{system}' (run `{ctx.command('metg', system)}`)",
                             EXIT_USAGE)
@@ -85,6 +95,10 @@ def _stored_metg(ctx, system: str, campaign: str | None, allow_unreliable: bool)
     if curve.summary.unreliable:
         ctx.console.warn(f"{system}'s METG in campaign '{campaign}' is unreliable "
                          f"({'; '.join(curve.summary.unreliable)}): so is this prediction")
+    if getattr(curve, "cores", None) == 1:  # serial, python_serial: no runtime between cores at all
+        ctx.console.warn(f"{system} runs on one core: its METG is one core's, with no runtime between cores, not a "
+                         "parallel system's; the nodes below are scaled from it as if a runtime cost nothing more "
+                         "(a parallel system's --system, or --metg, for a machine's)")
     ctx.console.note(f"METG({analysis.params.threshold:.0%}) of {system}: {units.seconds(curve.summary.seconds)}"
                      f"{curve.summary.mark} "
                      f"(campaign {campaign}, {units.count(analysis.nodes, 'node')}); METG rises with node count, "
@@ -125,7 +139,12 @@ def _published_metg(ctx, name: str, pattern: str) -> dict[int, float]:
 
 
 def _metg_by_nodes(args, ctx) -> dict[int, float]:
-    if sum(map(bool, (args.metg, args.system, args.reference_system))) != 1:
+    given = [option for option, value in (("--metg", args.metg), ("--system", args.system),
+                                          ("--reference-system", args.reference_system)) if value]
+    if len(given) > 1:
+        raise UserError(f"{' and '.join(given)}: give the METG one way: --metg SECONDS (or NODES=SECONDS ...), "
+                        "--system NAME or --reference-system LABEL", EXIT_USAGE)
+    if not given:
         raise UserError("give the METG: --metg SECONDS (or NODES=SECONDS ...), --system NAME or --reference-system "
                         "LABEL", EXIT_USAGE)
     if args.reference_system:

@@ -6,8 +6,10 @@ goes to the system unchanged, so `taskbench run serial -h` shows the system's ow
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 from taskbench import launch, units
 from taskbench.commands.metg_simulated import simulated_systems
@@ -20,6 +22,7 @@ from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of, hosts_of
+from taskbench.paths import check_writable
 from taskbench.registry.breakdown import with_breakdown
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.report.tables import per_host
@@ -30,6 +33,10 @@ OPTIONS_WITH_VALUE = {"--external", "--timeout", "--ranks", "--workers", "--thre
 OPTIONS_WITHOUT_VALUE = {"-q", "--quiet", "--breakdown"}
 # After SYSTEM, these ask the system for its flags.
 HELP_FLAGS = {"-h", "--help"}
+# The system's own output, which the harness captures: shown after the table when asked for.
+VERBOSE_FLAGS = {"-v", "-vv"}
+# What the store keeps of a successful run's output (store/records.py, make_record).
+KEPT_OUTPUT_CHARS = 1000
 
 
 def split_argv(tokens: list[str]) -> tuple[list[str], list[str]]:
@@ -96,7 +103,7 @@ def main(args, ctx) -> int:
     if args.breakdown:
         system = with_breakdown(system, ctx.layout.build_dir, ctx.registry)
     store = ctx.store  # opened (and checked) before the run: a store it cannot use fails first
-    flags = list(args.system_flags)
+    flags, report_to = _report_file(list(args.system_flags), system, ctx.console)
     options = _launch_options(args)
     cluster = options.cluster
     params = {"systems": [system.name], "flags": flags, "ranks": args.ranks,
@@ -114,10 +121,48 @@ def main(args, ctx) -> int:
         raise UserError("interrupted before the run ended: nothing was stored (`taskbench run` stores "
                         "finished runs only; run it again)", EXIT_INTERRUPTED)
     show(ctx, run, name)
+    if report_to is not None:
+        _write_report(ctx, run, report_to)
+    if VERBOSE_FLAGS & set(flags):
+        _show_output(run)
     if args.breakdown and run["status"] == "ok" and breakdown_of(run) is None:
         ctx.console.warn(f"{system.name} was asked for a breakdown but its report has none "
                          "(system_report.breakdown)")
     return EXIT_OK if run["status"] == "ok" else EXIT_RUNS_FAILED
+
+
+def _report_file(flags: list[str], system, console) -> tuple[list[str], str | None]:
+    """The flags without the user's `-json FILE`, and FILE: the harness gives every run a -json
+    of its own (the report it stores), which would win over the user's; the stored report is
+    written to FILE instead, checked now so that no run is lost to it. An external command's
+    flags are its own: left as they are."""
+    if system.external or "-json" not in flags[:-1]:
+        return flags, None
+    at = flags.index("-json")
+    path = flags[at + 1]
+    if "-trace" in flags[:-1] and Path(flags[flags.index("-trace") + 1]).resolve() == Path(path).resolve():
+        raise UserError(f"-trace {path}: another file than -json's (the report would overwrite the trace)")
+    check_writable(path, "-json", console)
+    return flags[:at] + flags[at + 2:], path
+
+
+def _write_report(ctx, run: dict, path: str) -> None:
+    if not run.get("report"):
+        ctx.console.warn(f"-json {path}: not written: the run ended without a report ({run['status']})")
+        return
+    Path(path).write_text(json.dumps(run["report"], indent=2) + "\n")
+    ctx.console.note(f"its report: {path}")
+
+
+def _show_output(run: dict) -> None:
+    """The system's own lines (-v, -vv), as the store keeps them."""
+    text = run.get("stdout_tail") or ""
+    if run["status"] == "ok" and len(text) >= KEPT_OUTPUT_CHARS:
+        print(f"the system's output, its last {KEPT_OUTPUT_CHARS} characters (the store keeps no more; "
+              f"{run['argv'][0] if run.get('argv') else 'the binary'} run directly prints all of it):")
+    else:
+        print("the system's output:")
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
 
 
 def _launch_options(args) -> LaunchOptions:
@@ -142,13 +187,12 @@ def show(ctx, run: dict, name: str) -> None:
     rows = [["system", run["system"]], ["status", run["status"] + (f": {run['reason']}" if run["reason"] else "")]]
     if run["status"] == "ok":
         kernel = run.get("kernel")
-        rows += [["graph", f"{run.get('pattern')}, {run.get('steps')} steps x {run.get('width')} wide, "
-                           f"kernel {kernel} -iter {run.get('iter')}"],
+        rows += [["graph", f"{run.get('pattern')}, {_shape(run)}, kernel {kernel} -iter {run.get('iter')}"],
                  ["tasks / dependencies", f"{run.get('tasks')} / {run.get('dependencies')}"],
                  ["elapsed", seconds(run.get("elapsed_seconds"))],
                  ["FLOP/s", rate(run.get("flops_per_second"), "FLOP/s")],
                  ["B/s", rate(run.get("bytes_per_second"), "B/s")],
-                 ["cores (ranks x threads)", f"{run.get('cores')} ({run.get('ranks')} x {run.get('threads_per_rank')})"],
+                 _cores_row(run),
                  ["task granularity", seconds(run.get("granularity_seconds"))]]
         if kernel in KERNELS:
             peak = load_peaks(ctx.store, kernel, run["machine_id"]).peak_for(run["system"], run.get("cores"))
@@ -164,3 +208,19 @@ def show(ctx, run: dict, name: str) -> None:
             rows.append(["breakdown (ns per task)", ", ".join(f"{p} {parts[p]:.1f}" for p in BREAKDOWN_PARTS)])
     rows.append(["stored", f"{ctx.store.path} campaign {name}, run id {run['id']}"])
     ctx.console.table(f"taskbench run {run['system']}", ["", "value"], rows)
+
+
+def _shape(run: dict) -> str:
+    """"10 steps x 4 wide"; a figure an external command neither was given nor reported is its own
+    default, which the harness cannot know."""
+    steps = f"{run['steps']} steps" if run.get("steps") is not None else "its default steps"
+    width = f"{run['width']} wide" if run.get("width") is not None else "its default width (no -width given)"
+    return f"{steps} x {width}"
+
+
+def _cores_row(run: dict) -> list[str]:
+    if run.get("launcher") == "external":  # no report: the cores are the ones --external declared
+        return ["cores", f"{run.get('cores')} (as --external declared)"]
+    threads = run.get("threads_per_rank")
+    layout = f"{run.get('ranks')} x {threads}" if threads is not None else units.count(run.get("ranks") or 1, "rank")
+    return ["cores (ranks x threads)", f"{run.get('cores')} ({layout})"]

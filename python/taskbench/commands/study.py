@@ -112,7 +112,7 @@ def _campaign(args, ctx, study) -> str:
                            unfinished=None if args.campaign else lambda params: execute.unfinished_like(store, params))
     if opened.stored is not None:
         done = "continuing the unfinished" if opened.continued else "resuming"
-        ctx.console.note(f"{done} {opened.name}: {_stored(store, opened.stored)} runs already stored")
+        ctx.console.note(f"{done} {opened.name}: {units.count(_stored(store, opened.stored), 'run')} already stored")
     else:
         _announce(ctx, study, opened.name, opened.params, args.quick)
     return opened.name
@@ -163,7 +163,7 @@ def main(args, ctx) -> int:
     if not ctx.console.quiet:
         for line in study.findings(result):
             ctx.console.line(line)
-    ctx.console.note(f"{stats.executed} runs executed, {stats.reused} reused from the store, "
+    ctx.console.note(f"{units.count(stats.executed, 'run')} executed, {stats.reused} reused from the store, "
                      f"{len(stats.failed)} failed")
     warn_if_noisy(ctx, background, "study")
     if args.html:

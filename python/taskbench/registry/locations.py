@@ -36,6 +36,9 @@ class Layout:
     build_info_path: Path | None = None
     source_root: Path | None = None
     mode: str = "checkout"  # "build-dir" | "installed" | "checkout"
+    # The folder --build-dir or TASKBENCH_BUILD_DIR named, and which of them did ("build-dir" mode).
+    requested: Path | None = None
+    requested_by: str = ""
 
     @property
     def build_dir(self) -> Path | None:
@@ -47,9 +50,19 @@ class Layout:
             return None
         return self.bin_dir.parent if self.bin_dir.name == "bin" else self.bin_dir
 
+    def missing(self) -> str:
+        """Why there are no executables, in words a user can act on ("" where there are some)."""
+        if self.bin_dir is not None:
+            return ""
+        if self.requested is not None:
+            what = "no such folder" if not self.requested.exists() else (
+                "not a folder" if not self.requested.is_dir() else "no executables there, nor in its bin/")
+            return f"{self.requested_by} {self.requested}: {what}"
+        return "no build found: run the CMake build (scripts/build.sh), or give --build-dir DIR"
+
     def describe(self) -> str:
-        where = self.bin_dir if self.bin_dir else "no executables found"
-        return f"{self.mode}: executables in {where}, registry in {self.systems_dir}"
+        where = f"executables in {self.bin_dir}" if self.bin_dir else self.missing()
+        return f"{self.mode}: {where}, registry in {self.systems_dir}"
 
 
 def _read_build_info(path: Path) -> dict:
@@ -102,7 +115,8 @@ def find_layout(build_dir: str | os.PathLike | None = None) -> Layout:
     if explicit:
         path = Path(explicit).expanduser().resolve()
         bin_dir, info, info_path = _from_build_dir(path) if path.is_dir() else (None, {}, None)
-        return Layout(bin_dir, systems_dir, info, info_path, source_root, "build-dir")
+        return Layout(bin_dir, systems_dir, info, info_path, source_root, "build-dir", path,
+                      "--build-dir" if build_dir else "TASKBENCH_BUILD_DIR")
 
     installed = _installed_dir()
     if installed is not None:

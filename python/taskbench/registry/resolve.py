@@ -30,7 +30,7 @@ def _binary_reason(system: System, layout: Layout) -> str:
     if comp is not None and not comp.get("enabled", True):
         return f"not built: {comp.get('reason') or system.component + ' is off'}"
     if layout.bin_dir is None:
-        return "no build found: run the CMake build, or point --build-dir / TASKBENCH_BUILD_DIR at one"
+        return layout.missing()
     if system.component and comp is None and layout.build_info:
         return f"not built: this build does not know the component {system.component} (re-run CMake)"
     return f"binary missing ({system.binary} not in {layout.bin_dir}), run the build"

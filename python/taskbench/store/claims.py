@@ -43,6 +43,21 @@ class Claims:
         os.write(fd, f"{os.getpid()}\n".encode())
         self._held[name] = fd
 
+    def held(self, name: str) -> bool:
+        """Whether a live process (another one) holds campaign `name`: a `running` campaign that
+        none holds was interrupted (its process is gone, however it ended)."""
+        try:
+            fd = os.open(self._path(name), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:  # no claim file: its holder removed it, or never made one
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # and with it the shared lock, if it was taken
+        return False
+
     def release_all(self) -> None:
         for name in list(self._held):
             fd = self._held.pop(name)

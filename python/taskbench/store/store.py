@@ -71,6 +71,16 @@ class Store:
         self.db.execute("UPDATE campaigns SET status='done', finished=? WHERE name=? AND status!='done'",
                         (now(), name))
 
+    def status(self, campaign: dict) -> str:
+        """The campaign's status as a reader should see it: `interrupted` for one stored as
+        `running` that no live process executes (Ctrl-C, a kill, a crash), else the stored one.
+        A campaign runs under its own claim or its parent's (NAME-...: a METG study's sweeps)."""
+        if campaign["status"] != "running":
+            return campaign["status"]
+        name, parts = campaign["name"], campaign["name"].split("-")
+        owners = [name, *("-".join(parts[:i]) for i in range(1, len(parts)))]
+        return "running" if any(self._claims.held(owner) for owner in owners) else "interrupted"
+
     def has_campaign(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM campaigns WHERE name=?", (name,)).fetchone() is not None
 

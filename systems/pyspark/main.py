@@ -1,4 +1,4 @@
-"""spark: one Spark job per timestep of each graph, whose Spark tasks (one per point) run the
+"""pyspark: one Spark job per timestep of each graph, whose Spark tasks (one per point) run the
 row's Task Bench tasks in Spark's Python workers; a row's outputs reach their consumers through
 a shuffle partitioned by consumer point (rows.py). On local[N] (default, N = -worker) or on a
 running master (-master spark://HOST:PORT, such as the one the harness's `spark` launcher

@@ -1,7 +1,8 @@
-"""dask: every graph of the run as one Dask task graph, built once and handed to Dask's
-threaded scheduler whole (one get for the run, not one compute per task). A task is
-run_task(graph, t, i, *inputs), its inputs the keys of its producers in row t-1, so Dask moves
-the outputs (bytearrays) from producer to consumer itself."""
+"""dask_threaded: every graph of the run as one Dask task graph, built once and handed whole to
+Dask's threaded local scheduler in this process (one get for the run, not one compute per task).
+A task is run_task(graph, t, i, *inputs), its inputs the keys of its producers in row t-1, so
+Dask moves the outputs (bytearrays) from producer to consumer itself. Not the paper's Dask,
+which is always distributed (dask_distributed)."""
 import sys
 from concurrent.futures import ThreadPoolExecutor
 

@@ -1,4 +1,4 @@
-"""spark_standalone across the 3 hosts of the test cluster: Spark's own standalone master on the
+"""pyspark_standalone across the 3 hosts of the test cluster: Spark's own standalone master on the
 first host and a worker on every host, the driver on the first, started by the harness's spark
 launcher with the cluster description (docs/clusters.md): its work on every host and its
 listening sockets checked in one run, a corrupted input in another. A large engine: these tests
@@ -40,16 +40,16 @@ def spark_installed():
         pytest.fail(missing_spark())
 
 
-def test_spark_runs_its_tasks_on_every_host_listening_only_on_their_addresses(cluster, tmp_path):
+def test_pyspark_runs_its_tasks_on_every_host_listening_only_on_their_addresses(cluster, tmp_path):
     """One run (its cluster takes a minute to start) for both: work on every host, and its
     sockets on loopback or their hosts' own addresses (listening_across.py)."""
     watched = watched_run(cluster, ["taskbench", "run", "--hosts", str(cluster.hosts_file), "--db",
-                                    str(tmp_path / "runs.db"), "--timeout", "150", "spark_standalone",
+                                    str(tmp_path / "runs.db"), "--timeout", "150", "pyspark_standalone",
                                     *SPARK_GRAPHS])
     assert watched.left == [], "still running 5 s after the harness returned"
     check_work_on_every_host(cluster, watched, tmp_path / "runs.db", SPARK_GRAPHS)
-    check_listening(cluster, "spark_standalone", watched)
+    check_listening(cluster, "pyspark_standalone", watched)
 
 
-def test_spark_catches_a_corrupted_input_across_hosts(cluster, tmp_path):
-    check_corrupted_input_caught(cluster, "spark_standalone", tmp_path / "runs.db", timeout=150)
+def test_pyspark_catches_a_corrupted_input_across_hosts(cluster, tmp_path):
+    check_corrupted_input_caught(cluster, "pyspark_standalone", tmp_path / "runs.db", timeout=150)

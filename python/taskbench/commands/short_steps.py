@@ -1,0 +1,87 @@
+"""A sweep of few timesteps: a run's timed region starts and ends once whatever its steps (workers
+woken, the clock read, the last step waited for), and at few steps that fixed cost is a share of a
+run at the METG large enough to be counted as the system's overhead. Measured on serial, 2 cores,
+stencil_1d (width 2): the start and end take about 1.5 µs, and the METG read 245 ns at 20 steps,
+144 ns at 100 and 106 ns at 1000 (docs/harness.md, "Few steps").
+
+After a sweep of fewer than the paper's 1000 steps, each system's fixed cost is measured: a few
+one-step runs at the size of the sweep's run nearest its METG (runs not stored: a question about
+the sweep, not a measurement of its own), and with that run's time the fixed cost and the time of a
+step follow. A share above WARN_SHARE is a warning with its figure and the steps that bring it under.
+"""
+
+from __future__ import annotations
+
+import math
+
+from taskbench import units
+from taskbench.launch.runner import run_once
+from taskbench.measure import campaign
+
+WARN_SHARE = 0.05  # "a few percent" of a run at the METG
+PAPER_STEPS = 1000  # the paper's runs, and `metg`'s default: not checked
+TRIES = 3  # one-step runs; the fastest counts (background load only slows a run down)
+SUGGESTED = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+
+
+def fixed_cost(steps: int, elapsed: float, few: int, elapsed_few: float) -> tuple[float, float]:
+    """(the timed region's start and end, one step's time) from two runs of one size that differ
+    only in their steps: elapsed = fixed + steps x step."""
+    step = max(0.0, (elapsed - elapsed_few) / (steps - few))
+    return max(0.0, elapsed_few - few * step), step
+
+
+def share(fixed: float, step: float, steps: int) -> float:
+    total = fixed + steps * step
+    return fixed / total if total > 0 else 0.0
+
+
+def steps_for(fixed: float, step: float, limit: float = WARN_SHARE) -> int | None:
+    """The first of SUGGESTED at which the fixed cost is at most `limit` of a run; None if none is."""
+    return next((n for n in SUGGESTED if share(fixed, step, n) <= limit), None)
+
+
+def _nearest_run(curve, metg: float) -> dict | None:
+    """The run the METG was read nearest to: the counted try whose task granularity is closest
+    (on a log scale) to it."""
+    ok = [r for r in curve.counted.values() if r.get("status") == "ok" and r.get("granularity_seconds")
+          and r.get("elapsed_seconds")]
+    return min(ok, key=lambda r: abs(math.log(r["granularity_seconds"] / metg)), default=None)
+
+
+def _elapsed_of_few_steps(system, params, iterations: int, few: int) -> float | None:
+    flags = params.flags(iterations)
+    flags = [str(few) if i and flags[i - 1] == "-steps" else flag for i, flag in enumerate(flags)]  # every graph's
+    times = []
+    for _ in range(TRIES):
+        outcome = run_once(system, flags, campaign.sweep_options(system, params), timeout=params.timeout)
+        elapsed = outcome.metrics.get("elapsed_seconds")
+        if outcome.ok and elapsed:
+            times.append(elapsed)
+    return min(times, default=None)
+
+
+def warn(ctx, analysis) -> None:
+    params = analysis.params
+    if params.steps >= PAPER_STEPS or params.simulation is not None:
+        return  # simulated time has no start and end to speak of
+    few = 1 if params.steps > 1 else 2
+    for name, curve in analysis.curves.items():
+        metg = curve.summary.seconds if curve.summary else None
+        run = _nearest_run(curve, metg) if metg else None
+        if run is None:
+            continue
+        elapsed_few = _elapsed_of_few_steps(ctx.registry.get(name), params, run["iter"], few)
+        if elapsed_few is None:
+            continue
+        fixed, step = fixed_cost(params.steps, run["elapsed_seconds"], few, elapsed_few)
+        part = share(fixed, step, params.steps)
+        if part <= WARN_SHARE:
+            continue
+        enough = steps_for(fixed, step)
+        advice = f"give --steps {enough} or more" if enough else "more --steps would not bring it under"
+        ctx.console.warn(
+            f"{name}: each run's timed region starts and ends in {units.seconds(fixed)} whatever its steps, "
+            f"{units.percent(part)} of a run at the METG ({units.seconds(run['elapsed_seconds'])} at -iter "
+            f"{run['iter']}, {units.count(params.steps, 'step')}): the METG counts it as overhead; {advice} "
+            f"(under {units.percent(WARN_SHARE)})")
