@@ -161,3 +161,27 @@ def test_flags_describe_the_graph():
     assert flags[flags.index("-radix") + 1] == "5"
     assert flags[-2:] == ["-output", "64"]
     assert SweepParams.from_dict({**p.to_dict(), "unknown_future_key": 1}) == p
+
+
+def test_later_tries_that_lift_the_smallest_size_send_the_sweep_down_again():
+    """The quick start's native_dynamic: the first tries at the smallest size were disturbed
+    (a quarter of the threshold, under the x/2 stop rule), later tries there reached 50%; the
+    sweep steps down again, so the METG is bracketed, never published as "or less"."""
+    seen = {}
+
+    def disturbed_first(system, iterations, rep):
+        seen[(iterations, rep)] = seen.get((iterations, rep), 0) + 1
+        run = synthetic_run(system, iterations, rep)
+        if seen[(iterations, rep)] == 1 and iterations <= 1024:  # its first try, 3.2 times slower
+            run = dict(run, flops_per_second=run["flops_per_second"] / 3.2,
+                       granularity_seconds=run["granularity_seconds"] * 3.2)
+        return run
+
+    order, planner = drive(params(reps=2, tries=3, refine_points=2), disturbed_first)
+    lowest = min(it for _, it, _ in order)
+    assert lowest < 1024  # below where the first, disturbed tries (22%: under x/2) had stopped it
+    best = [planner.efficiency_of(planner.results[("a", lowest, rep)]) for rep in range(2)]
+    assert max(best) < 0.25  # where every repetition is below x/2 after all
+    from taskbench.measure.estimate import estimate
+    summary = estimate({rep: planner._curve("a", rep) for rep in range(2)}, 0.5)
+    assert summary.status == "found"

@@ -7,7 +7,9 @@ Plan, per system, as a small state machine fed only by the results it has seen:
   down     divide -iter by `factor` until every repetition is well below the threshold
            (efficiency < threshold/2), or -iter reaches 1, or two sizes in a row all failed;
   polish   first, go up after all if the first size no longer looks efficient against the
-           peak as now known (the peak rises as runs come in); then rounds (at most
+           peak as now known (the peak rises as runs come in), and down again if later tries
+           lifted the smallest size to threshold/2 or above in some repetition (its first tries
+           were disturbed: without it the METG would be an upper bound); then rounds (at most
            1 + `rechecks`) of: refine each step that brackets the threshold
            in some repetition and is still coarse (`refine_points` sizes evenly spaced in
            log(-iter)), and more tries around the crossings (see Tries);
@@ -180,6 +182,11 @@ class Planner:
             # may not be any more: go up now rather than report "no METG".
             if self._should_go_up(state):
                 return self._go_up(state)
+            # And a smallest size whose first tries were disturbed may since have reached x/2
+            # in some repetition: go down again, so that the METG is bracketed, not a bound.
+            step = self._step_down(state)
+            if step:
+                return self._every_rep(step)
             units = self._polish(state) if state.polishes <= p.rechecks else []
             state.polishes += 1
             if units:
