@@ -293,8 +293,8 @@ class Console:
         else:
             print(text)
 
-    def progress(self, description: str) -> "ProgressBar":
-        return ProgressBar(self, description)
+    def progress(self, description: str, expected: int = 0) -> "ProgressBar":
+        return ProgressBar(self, description, expected)
 
 
 def _tsv(value) -> str:
@@ -303,12 +303,16 @@ def _tsv(value) -> str:
 
 
 class ProgressBar:
-    """A bar whose total grows as the adaptive sweep plans more runs; ETA from rich."""
+    """A bar over the runs of an adaptive sweep: its total is what the last sweep of the same kind
+    made (`expected`), or the runs planned so far where they are more; so it does not sit near
+    full while the sweep plans more, and rich's ETA means something. ETA from rich."""
 
-    def __init__(self, console: Console, description: str):
+    def __init__(self, console: Console, description: str, expected: int = 0):
         self.console = console
         self.description = description
-        self.total = 0
+        self.expected = expected
+        self.planned = 0
+        self.total = expected
         self.done = 0
         self._progress = None
         self._task = None
@@ -326,11 +330,13 @@ class ProgressBar:
 
     def __exit__(self, *exc):
         if self._progress is not None:
+            self._progress.update(self._task, total=self.done)  # it ended where it ended: full
             self._progress.__exit__(*exc)
         return False
 
     def add(self, n: int) -> None:
-        self.total += n
+        self.planned += n
+        self.total = max(self.expected, self.planned)
         if self._progress is not None:
             self._progress.update(self._task, total=self.total)
 

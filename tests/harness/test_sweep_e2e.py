@@ -168,3 +168,20 @@ def test_sigterm_kills_the_running_benchmark(tmp_path, bin_dir):
     assert "interrupted" in proc.stderr.read()
     leftover = subprocess.run(["pgrep", "-f", "-steps 100000 -kernel compute_bound"], capture_output=True)
     assert leftover.stdout.strip() == b""
+
+
+def test_a_sweep_says_how_many_runs_and_how_long_to_expect(cli):
+    """Before it starts, a sweep says what to expect: the runs and wall time of the last sweep of
+    the same systems and graph on this machine, or, the first time, the runs of the sweep's usual
+    shape; its bar then starts from that total instead of growing from 0."""
+    code, _, first = cli("metg", "serial", *SMALL, "--campaign", "one")
+    assert code in (0, 5), first
+    assert "expect about " in first and "the sweep's usual shape" in first
+    con = sqlite3.connect(cli.db)
+    runs, seconds = con.execute("SELECT count(*), sum(wall_seconds) FROM runs WHERE campaign='one' "
+                                "AND key NOT LIKE 'trace%'").fetchone()
+    code, _, second = cli("metg", "serial", *SMALL, "--campaign", "two")
+    assert code in (0, 5), second
+    from taskbench import units
+    assert (f"expect about {runs} runs and {units.seconds(seconds)} of runs: the last sweep of these systems and "
+            "this graph here (one) made as many") in second

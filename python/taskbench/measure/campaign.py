@@ -16,11 +16,12 @@ from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts_file import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
-from taskbench.measure import placement
+from taskbench.measure import placement, settle
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import SweepParams, run_key
 from taskbench.measure.sweep_plan import Planner
+from taskbench.measure.traces import is_trace_run
 from taskbench.launch.simulated_platform import Simulation
 from taskbench.store.records import make_record
 
@@ -243,6 +244,30 @@ def sweep_options(system, params: SweepParams) -> LaunchOptions:
                          cluster=cluster, simulation=simulation)
 
 
+def usual_runs(params: SweepParams) -> int:
+    """The runs of a sweep of the usual shape (sweep_plan.py), before any has run here: per system,
+    six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
+    and repetitions of those two sizes added up to settle.MIN_REPS."""
+    sizes = 6 + params.refine_points
+    tries = 2 * params.reps * (params.tries - 1)
+    added = max(0, settle.MIN_REPS - params.reps) * 2 * params.tries if params.target_interval > 0 else 0
+    return len(params.systems) * (params.reps * sizes + tries + added)
+
+
+def previous_sweep(store, name: str) -> dict | None:
+    """The latest finished campaign of the same sweep (the same parameters) on the same machine,
+    as {"name", "runs", "seconds"}: the runs it made and the wall time they took, what this one
+    can expect; None where there is none."""
+    this = store.campaign(name)
+    same = [c for c in store.campaigns("metg") if c["name"] != name and c["status"] == "done"
+            and c["machine_id"] == this["machine_id"] and c["params"] == this["params"]]
+    if not same:
+        return None
+    last = max(same, key=lambda c: c.get("created") or "")
+    runs = [r for r in store.runs(last["name"]) if not is_trace_run(r)]
+    return {"name": last["name"], "runs": len(runs), "seconds": sum(r.get("wall_seconds") or 0.0 for r in runs)}
+
+
 def run_sweep(store, registry, name: str, params: SweepParams, console,
               git_revision: str | None, floor_check: bool = True) -> ExecutionStats:
     """floor_check: measure the floor again where a METG beats it (check_floor); a sweep that
@@ -256,7 +281,16 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     if campaign["status"] == "done":  # it keeps the latency measured while it ran
         probes.why_not = "the campaign is complete: a replay measures nothing"
     sweep_start = time.perf_counter()
-    with console.progress(f"METG {params.pattern}/{params.kernel}") as bar:
+    expected = previous_sweep(store, name)
+    fresh = not store.runs(name)
+    if expected is not None and fresh:
+        console.note(f"expect about {units.count(expected['runs'], 'run')} and {units.seconds(expected['seconds'])} of "
+                     f"runs: the last sweep of these systems and this graph here ({expected['name']}) made as many")
+    elif fresh:
+        console.note(f"expect about {units.count(usual_runs(params), 'run')} (the sweep's usual shape; how long they "
+                     "take, the first sweep of this kind on this machine will tell the next)")
+    with console.progress(f"METG {params.pattern}/{params.kernel}",
+                          expected["runs"] if expected else usual_runs(params)) as bar:
         batch_number = 0
         while batch := planner.next_batch():
             batch_number += 1
