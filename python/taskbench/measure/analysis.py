@@ -9,7 +9,7 @@ from taskbench import units
 from taskbench.launch import MPI_LAUNCHERS
 from taskbench.launch.runner import disturbed
 from taskbench.measure.kernels import throughput
-from taskbench.measure import metg_fit, placement
+from taskbench.measure import metg_fit, placement, rerun
 from taskbench.measure.estimate import estimate
 from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, relative_spread
 from taskbench.measure.placement_metg import per_placement
@@ -151,7 +151,11 @@ def results_record(analysis: CampaignAnalysis) -> dict:
     systems = {}
     for name, curve in analysis.curves.items():
         s = curve.summary
+        within = [s.within_low, s.within_high] if s.drift is not None else [s.low, s.high]
         systems[name] = {"metg_seconds": s.seconds, "interval_seconds": [s.low, s.high],
+                         "within_interval_seconds": within,
+                         "drift": {"tau": s.drift.tau, "df": s.drift.df, "campaigns": s.drift.campaigns,
+                                   "configurations": s.drift.configurations} if s.drift else None,
                          "interval_half_width": s.half_width, "status": s.status, "method": s.method,
                          "deciding_iters": list(s.deciding), "reps_with_metg": s.found, "reps": len(s.values),
                          "added_reps": len(curve.reps) - len(s.values), "reliable": s.reliable,
@@ -170,7 +174,31 @@ def analyze(store, name: str) -> CampaignAnalysis:
     campaign = store.campaign(name)
     params = SweepParams.from_dict(campaign["params"])
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    return analyze_runs(campaign, store.runs(name), peaks)
+    analysis = analyze_runs(campaign, store.runs(name), peaks)
+    if not params.simulation:  # a simulation is deterministic: it has no drift
+        for_rerun(analysis, store.campaigns("metg"))
+    return analysis
+
+
+def for_rerun(analysis: CampaignAnalysis, campaigns: list[dict]) -> None:
+    """Each figure's interval made the one a rerun on this machine honours (measure/rerun.py):
+    this campaign's repetitions and the machine's drift between the campaigns stored up to it;
+    the campaign's own interval is kept as within_low/within_high (what its reliability was
+    judged on, and what later campaigns measure the drift with)."""
+    c = analysis.campaign
+    found = rerun.history([other for other in campaigns if other["name"] != c["name"]], c["machine_id"],
+                          c.get("created") or "")
+    own = results_record(analysis)["systems"]
+    for system, result in own.items():
+        point = rerun.log_within(result)
+        if point is not None:
+            found.setdefault(rerun.configuration(c["params"], system), []).append(point)
+    for system, curve in analysis.curves.items():
+        s = curve.summary
+        s.within_low, s.within_high = s.low, s.high
+        s.drift = rerun.drift(found, rerun.configuration(c["params"], system))
+        if s.drift is not None and s.seconds is not None and s.status == "found":
+            s.low, s.high = rerun.rerun_interval(s.seconds, s.low or s.seconds, s.high or s.seconds, s.drift)
 
 
 def below_floor(analysis: CampaignAnalysis) -> dict[str, float]:

@@ -16,7 +16,7 @@ from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts_file import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
-from taskbench.measure import placement, settle
+from taskbench.measure import placement, rerun, settle
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import SweepParams, run_key
@@ -244,6 +244,17 @@ def sweep_options(system, params: SweepParams) -> LaunchOptions:
                          cluster=cluster, simulation=simulation)
 
 
+def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
+    """{system: tau}: this machine's drift between campaigns for each system's configuration, as
+    measured from the campaigns stored before this one (measure/rerun.py); none for a simulation."""
+    if params.simulation:
+        return {}
+    found = rerun.history([c for c in store.campaigns("metg") if c["name"] != campaign["name"]],
+                          campaign["machine_id"], campaign.get("created") or "")
+    drifts = {system: rerun.drift(found, rerun.configuration(campaign["params"], system)) for system in params.systems}
+    return {system: d.tau for system, d in drifts.items() if d is not None}
+
+
 def usual_runs(params: SweepParams) -> int:
     """The runs of a sweep of the usual shape (sweep_plan.py), before any has run here: per system,
     six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
@@ -275,7 +286,7 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     campaign = store.campaign(name)
     systems = {n: registry.require_available(n) for n in params.systems}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    planner = Planner(params, peaks, name)
+    planner = Planner(params, peaks, name, drift_of(store, campaign, params))
     stats = ExecutionStats()
     probes = Probes(store, registry.layout, name, params, console)
     if campaign["status"] == "done":  # it keeps the latency measured while it ran

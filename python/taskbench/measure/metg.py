@@ -118,6 +118,11 @@ class MetgSummary:
     warnings: list[str] = field(default_factory=list)
     unreliable: list[str] = field(default_factory=list)  # why this is not a result; empty: it is
     placements: list[PlacementMetg] = field(default_factory=list)  # where the CPUs' placement changed
+    # Where low/high are the interval a rerun honours (measure/rerun.py): this campaign's own
+    # interval, and the machine's drift between campaigns they were widened by.
+    within_low: float | None = None
+    within_high: float | None = None
+    drift: object = None  # rerun.Drift
 
     @property
     def reliable(self) -> bool:

@@ -12,6 +12,7 @@ there is no crossing to narrow; the console says which (`state.settled`). Pure f
 from __future__ import annotations
 
 from taskbench import units
+from taskbench.measure import rerun
 from taskbench.measure.estimate import estimate
 from taskbench.measure.metg import CurvePoint
 from taskbench.measure.reliability import sizes_text
@@ -22,14 +23,29 @@ MAX_ADDED = 60  # repetitions added per system, whatever the budget
 MIN_REPS = 6
 
 
+def target(params, tau: float | None) -> float:
+    """The half-width the added repetitions aim at: --target-interval, or, where this machine's
+    drift between campaigns is measured (measure/rerun.py: tau), half of what that drift alone
+    gives a figure, if wider: past it more repetitions barely narrow the interval a rerun honours
+    (at that width it is within 12% of what endless repetitions would make it)."""
+    return max(params.target_interval, rerun.Z * tau / 2) if tau and params.target_interval > 0 \
+        else params.target_interval
+
+
+def _percent(fraction: float) -> str:
+    """"5%" for a round target (the option's), "7.8%" for one from the drift."""
+    return f"{fraction:.0%}" if abs(fraction * 100 - round(fraction * 100)) < 1e-9 else f"{fraction:.1%}"
+
+
 def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: int, spent: float,
-               sweep: float) -> tuple[list[int], str]:
+               sweep: float, tau: float | None = None) -> tuple[list[int], str]:
     """(sizes of the next repetition, [] to stop; what stopped it, or "" while going on).
     curves: every repetition's counted points so far; seed: the interval's, as the campaign's
     analysis seeds it (the interval said here is then the table's, unless the peak rose since);
-    spent: seconds the added repetitions' runs took; sweep: seconds the sweep's own runs took."""
-    target = params.target_interval
-    if target <= 0:
+    spent: seconds the added repetitions' runs took; sweep: seconds the sweep's own runs took;
+    tau: this machine's drift between campaigns for the system's configuration, where measured."""
+    target_width = target(params, tau)
+    if target_width <= 0:
         return [], ""
     summary = estimate(curves, params.threshold, "fit", seed=seed)
     if summary.status != "found":
@@ -37,12 +53,13 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
     done = (f"{units.count(added, 'repetition')} added at {sizes_text(summary.deciding)}" if added
             else "no repetition added")
     width = summary.half_width
-    if width is not None and width <= target and len(curves) >= MIN_REPS:
-        return [], f"METG interval ±{width:.1%} (target ±{target:.0%}), {done}"
+    why = f", half of this machine's drift between campaigns" if target_width > params.target_interval else ""
+    if width is not None and width <= target_width and len(curves) >= MIN_REPS:
+        return [], f"METG interval ±{width:.1%} (target ±{_percent(target_width)}{why}), {done}"
     now = f"interval ±{width:.1%}" if width is not None else "no interval yet"
     if spent >= params.interval_budget * sweep:
         return [], (f"METG {now} when the budget for added repetitions ran out ({spent:.1f} s, {params.interval_budget:g} x "
-                    f"the sweep's own {sweep:.1f} s; target ±{target:.0%}, {done})")
+                    f"the sweep's own {sweep:.1f} s; target ±{_percent(target_width)}{why}, {done})")
     if added >= MAX_ADDED:
-        return [], f"METG {now} after the most repetitions added ({done}; target ±{target:.0%})"
+        return [], f"METG {now} after the most repetitions added ({done}; target ±{_percent(target_width)}{why})"
     return sorted(summary.deciding, reverse=True), ""

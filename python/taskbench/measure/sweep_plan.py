@@ -76,10 +76,13 @@ class _SystemState:
 
 
 class Planner:
-    def __init__(self, params: SweepParams, peaks: PeakTable, campaign: str = ""):
+    def __init__(self, params: SweepParams, peaks: PeakTable, campaign: str = "", drift: dict | None = None):
         self.params = params
         self.peaks = peaks
         self.campaign = campaign  # seeds the intervals as the campaign's analysis does
+        # {system: tau}, this machine's drift between campaigns where measured (measure/rerun.py):
+        # the added repetitions stop where it would swamp them (settle.target).
+        self.drift = drift or {}
         self.tries: dict[Unit, list[dict]] = {}
         self.budget: dict[Unit, int] = {}  # the tries of the units a polish round gave more than one
         self.results: dict[Unit, dict] = {}  # the best try of each finished unit
@@ -207,7 +210,8 @@ class Planner:
         rep = p.reps + state.added
         sizes, state.settled = settle.next_sizes(
             self._all_curves(state.name), p, state.added, metg_fit.seed_of(f"{self.campaign}/{state.name}"),
-            spent=self._wall(lambda u: u[2] >= p.reps), sweep=self._wall(lambda u: u[2] < p.reps))
+            spent=self._wall(lambda u: u[2] >= p.reps), sweep=self._wall(lambda u: u[2] < p.reps),
+            tau=self.drift.get(state.name))
         for size in sizes:
             self.budget[(state.name, size, rep)] = p.tries
         state.added += bool(sizes)
