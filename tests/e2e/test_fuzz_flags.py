@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -33,6 +34,9 @@ import pytest
 from flag_lines import LineMaker, shown
 from line_cost import Run, cheap, parse_accepted, row_widths
 from systems import BIN, LARGE_ENGINES, SLOW_TO_START, System, registry, unavailable
+from test_smpi import SMALL as SMALL_PLATFORM
+
+from taskbench.launch.smpirun import QUIET as SMPI_QUIET
 
 SEED = int(os.environ.get("TASKBENCH_FUZZ_SEED", "1"))
 LINES = int(os.environ.get("TASKBENCH_FUZZ_LINES", "40"))
@@ -77,6 +81,10 @@ class Launcher:
         self.env = {k: v for k, v in system.env().items() if k != "TASKBENCH_FAULT"}
         # Open MPI refuses to run as root without these; harmless otherwise.
         self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        self.simulated = system.entry.get("launcher") == "smpirun"
+        if self.simulated and ranks:  # smpirun's copies of the program go to the test's folder
+            self.env["TMPDIR"] = str(directory)
+            (directory / "hosts").write_text("node-0\n" * ranks)
 
     def command(self, args: list[bytes]) -> list:
         # Absolute: the runs start in the test's directory, TASKBENCH_BUILD_DIR may be relative.
@@ -84,6 +92,10 @@ class Launcher:
         binary = str(Path(binary).resolve())
         if not self.ranks:
             return [binary, *system_args, *args]
+        if self.simulated:  # on the test platform `small`, one node (tests/e2e/test_smpi.py)
+            return ["smpirun", *SMPI_QUIET, "-platform", str(SMALL_PLATFORM), "-hostfile",
+                    str(self.directory / "hosts"), "-np", str(self.ranks), binary, *system_args, *args,
+                    b"-expect-ranks", str(self.ranks)]
         flavor = self.system.entry.get("mpi")
         if flavor == "openmpi":
             mpirun = shutil.which("mpirun.openmpi") or shutil.which("mpirun", path="/usr/lib64/openmpi/bin")
@@ -100,6 +112,8 @@ class Launcher:
                                 stderr=subprocess.PIPE, start_new_session=True)
         try:
             out, err = proc.communicate(timeout=TIMEOUT)
+            if self.simulated and self.ranks:  # smpirun's own last line, not the program's
+                out = re.sub(rb"Execution failed with code \d+\.\n$", b"", out)
             return Result(args, proc.returncode, out, err)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -241,8 +255,49 @@ class Fuzzer:
 def require_built(system: System):
     if reason := unavailable(system):
         pytest.skip(reason)
-    if system.entry.get("launcher") == "smpirun":  # not a program to start alone
-        pytest.skip(f"{system.name} runs only under smpirun on a simulated platform (tests/e2e/test_smpi.py)")
+    if system.entry.get("launcher") == "smpirun":  # started both ways below
+        pytest.skip(f"{system.name} runs only under smpirun: test_simulated_builds_started_both_ways")
+
+
+SIMULATED = [s for s in SYSTEMS if s.entry.get("launcher") == "smpirun"]
+
+
+class ShellWords:
+    """Lines whose every word survives smpirun, a shell script that drops empty words and splits
+    words at blanks before the program sees them."""
+
+    def __init__(self, maker: LineMaker):
+        self.maker = maker
+
+    def line(self) -> list[bytes]:
+        while True:
+            line = self.maker.line()
+            if all(word and not re.search(rb"\s", word) for word in line):
+                return line
+
+
+@pytest.mark.parametrize("system", SIMULATED, ids=lambda s: s.name)
+def test_simulated_builds_started_both_ways(system, tmp_path):
+    """A simulated build started by hand, as a user who lists build/bin would, says in one line
+    how it runs (smpirun loads it), exit 2, whatever its flags (it crashed before: exit 139);
+    under smpirun with two simulated ranks, its flags are fuzzed as every system's are."""
+    if reason := unavailable(system):
+        pytest.skip(reason)
+    if shutil.which("smpirun") is None:
+        pytest.skip("no smpirun (apt-get install libsimgrid-dev)")
+    alone = Launcher(system, tmp_path)
+    maker = LineMaker(SEED * 1_000_003 + sum(system.name.encode()), {}, tmp_path)
+    for args in [[b"-h"], [b"-bogus"], *(maker.line() for _ in range(20))]:
+        r = alone(args)
+        lines = r.stderr.decode(errors="replace").splitlines()
+        assert (r.code, r.stdout, len(lines)) == (2, b"", 1), (args, r)
+        assert lines[0].startswith(f"{system.name}: a simulated build") and "smpirun" in lines[0], lines
+    simulated = Launcher(system, tmp_path, ranks=2)
+    flags, width = system_flags(simulated), default_width(simulated)
+    totals = TOTALS.setdefault(system.name, Totals())
+    fuzzer = Fuzzer(simulated, flags, width, totals)
+    fuzzer.lines(ShellWords(LineMaker(SEED * 1_000_003 + sum(system.name.encode()), flags, tmp_path)), MPI_LINES)
+    assert not fuzzer.failures, f"{system.name}: {len(fuzzer.failures)} failures:\n" + "\n".join(fuzzer.failures[:10])
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -76,6 +76,16 @@ function(taskbench_find_smpi target)
     INTERFACE_LINK_LIBRARIES "${TASKBENCH_SIMGRID_LIBRARY}"
     INTERFACE_COMPILE_OPTIONS "-fPIC"  # not an executable's -fPIE: the program is a shared object
     INTERFACE_LINK_OPTIONS "-shared")
+  # Started by hand, a shared object jumps to address 0 (a segmentation fault): given the system's
+  # dynamic loader as its interpreter and an entry point of its own (simulation.cc), it says in
+  # one line how it runs instead. The loader is the one this machine's programs ask for (cmake's).
+  execute_process(COMMAND readelf -l ${CMAKE_COMMAND} OUTPUT_VARIABLE headers ERROR_QUIET)
+  if(headers MATCHES "program interpreter: ([^]]+)]")
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS
+                 "TASKBENCH_DYNAMIC_LOADER=\"${CMAKE_MATCH_1}\"")
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_OPTIONS
+                 "-Wl,-e,taskbench_smpi_started_alone")
+  endif()
   set(${target}_FOUND TRUE PARENT_SCOPE)
   set(${target}_REASON "" PARENT_SCOPE)
 endfunction()

@@ -3,9 +3,38 @@
 #include <mpi.h>
 #include <simgrid/host.h>
 
+#include <errno.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+
+#if defined(TASKBENCH_DYNAMIC_LOADER)
+// What makes the shared object a program the kernel can start (flavors.cmake): smpirun loads it
+// with dlopen, which reads neither.
+extern "C" const char taskbench_smpi_interpreter[] __attribute__((used, section(".interp"))) =
+    TASKBENCH_DYNAMIC_LOADER;
+
+// The entry point of the program started by hand, without smpirun: the C library is set up by
+// then (the loader ran its initializers), the program's own code is not, and there is no return.
+extern "C" [[noreturn]] void taskbench_smpi_started_alone() {
+  char line[512];
+  const int n = std::snprintf(
+      line, sizeof line,
+      "%s: a simulated build (SimGrid's SMPI) runs under smpirun, which loads it once per simulated rank: "
+      "taskbench run %.*s --simulate PLATFORM --nodes N, or smpirun -platform FILE -np N %s ... "
+      "(docs/simulation.md)\n",
+      program_invocation_short_name,
+      static_cast<int>(std::strlen(program_invocation_short_name) -
+                       (std::strstr(program_invocation_short_name, "_smpi") ? 5 : 0)),
+      program_invocation_short_name, program_invocation_name);
+  if (n > 0) (void)write(2, line, std::min<size_t>(static_cast<size_t>(n), sizeof line - 1));
+  _exit(2);
+}
+#endif
 
 namespace taskbench_mpi {
 namespace {
