@@ -75,8 +75,8 @@ stage "end-to-end tests of the native systems (TSan)" env TASKBENCH_BUILD_DIR=bu
 # a wheel build), and the other worker's tests run meanwhile (measured here: 15 min instead of 29
 # for the same tests with the large engines installed).
 stage "end-to-end and harness tests (release)" .venv/bin/python -m pytest tests -q -n 2 --dist worksteal \
-  --ignore=tests/e2e/test_spark.py --ignore=tests/e2e/test_tensorflow.py \
-  --ignore=tests/cluster/test_spark_across_hosts.py --ignore=tests/slurm --ignore=tests/harness/test_check_e2e.py
+  --ignore=tests/e2e/test_pyspark.py --ignore=tests/e2e/test_tensorflow.py \
+  --ignore=tests/cluster/test_pyspark_across_hosts.py --ignore=tests/slurm --ignore=tests/harness/test_check_e2e.py
 
 # The regression gate alone: it calls any answer inconclusive while other processes use more
 # than half a core (as it should on a shared CI runner), which the other worker's tests would do.
@@ -123,7 +123,7 @@ large_engines() {
   local status=0
   TASKBENCH_REQUIRE_LARGE_ENGINES=1 .venv/bin/python -m pytest -q -n 2 --dist worksteal \
     -k "spark or tensorflow or realm or legion or legate or library_paths" \
-    tests/e2e/test_spark.py tests/e2e/test_tensorflow.py tests/cluster/test_spark_across_hosts.py \
+    tests/e2e/test_pyspark.py tests/e2e/test_tensorflow.py tests/cluster/test_pyspark_across_hosts.py \
     tests/e2e/test_realm.py tests/e2e/test_legion.py tests/e2e/test_legate.py tests/e2e/test_systems.py \
     tests/e2e/test_engine_stderr.py tests/harness/test_listening_sockets.py tests/install/test_library_paths.py ||
     status=1

@@ -40,6 +40,39 @@ def seconds_interval(value: float | None, low: float | None, high: float | None)
     return f"{figure} ({_bound(low / scale)}–{_bound(high / scale)})"
 
 
+# What follows an unreliable METG wherever it is shown (measure/reliability.py says why it is one).
+UNRELIABLE_MARK = " (unreliable)"
+# What follows a METG the sweep could only bound from above (its efficiency never fell below the
+# threshold): every command says it the same way.
+BOUND_MARK = " or less"
+
+
+def metg(value: float | None, low: float | None = None, high: float | None = None, bound: bool = False,
+         unreliable: bool = False, missing: str = "no METG") -> str:
+    """A METG as every command shows it: "352 ns (341–366)", with " or less" where it is an upper
+    bound and " (unreliable)" where it is not a result; `missing` where there is none."""
+    if value is None:
+        return missing + (UNRELIABLE_MARK if unreliable else "")
+    return (seconds_interval(value, low, high) + (BOUND_MARK if bound else "")
+            + (UNRELIABLE_MARK if unreliable else ""))
+
+
+def unbounded(low: float | None, high: float | None) -> bool:
+    """Whether an interval has a side the data cannot place (seconds_interval's "unbounded")."""
+    return low is not None and high is not None and (low <= 0 or math.isinf(high))
+
+
+def half_width(value: float | None, low: float | None, high: float | None) -> str:
+    """An interval's half-width over its figure, "±4.6%", as every command shows it: "unbounded"
+    where a side cannot be placed (a width from 0 or to infinity is no figure), "—" without an
+    interval."""
+    if value is None or low is None or high is None or value == 0:
+        return "—"
+    if unbounded(low, high):
+        return "unbounded"
+    return f"±{(high - low) / 2 / value:.1%}"
+
+
 def _bound(value: float) -> str:
     """An interval's bound to 3 significant digits, written out (1020, not 1.02e+03)."""
     return f"{value:#.3g}".rstrip(".") if abs(value) < 1000 else f"{value:.0f}"

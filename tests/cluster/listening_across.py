@@ -1,7 +1,7 @@
 """What a run across the test hosts listens on: each of its processes (found by a marker in their
 environment, wherever they run) is polled for listening sockets throughout a command run on the
 first host, and each socket is checked against the host whose network namespace holds it.
-test_listening_across_hosts.py checks every multi-host system this way; test_spark_across_hosts.py
+test_listening_across_hosts.py checks every multi-host system this way; test_pyspark_across_hosts.py
 checks Spark within its run on every host (a Spark cluster across hosts takes a minute to start).
 
 A socket bound to every interface of a test host is reachable at that host's address only (a

@@ -15,7 +15,7 @@ from taskbench.registry.locations import find_layout
 
 # Each through its own multi-node mechanism (docs/clusters.md): Dask's scheduler and workers,
 # Ray's head and nodes, Parsl's interchange and worker pools, charmrun's node list. Spark, a large
-# engine, is test_spark_across_hosts.py's.
+# engine, is test_pyspark_across_hosts.py's.
 ENGINES = ["dask_distributed", "ray", "ray_compiled", "parsl", "charm4py"]
 
 

@@ -1,7 +1,7 @@
 """A run across the test hosts listens on loopback or on its hosts' own addresses only: each
 multi-host system's processes are polled for listening sockets throughout a `taskbench run
 --hosts` (listening_across.py says how, and which engines may bind every interface of a host).
-Spark is checked within its run on every host, in test_spark_across_hosts.py."""
+Spark is checked within its run on every host, in test_pyspark_across_hosts.py."""
 from __future__ import annotations
 
 import os

@@ -60,7 +60,8 @@ def test_a_corrupted_input_on_another_host_is_caught(cluster, system, tmp_path):
     assert got.returncode == 3, got.stdout + got.stderr
     run = stored_run(tmp_path / "runs.db")
     assert run["status"] == "validation", run["reason"]
-    assert "task (t=5, i=5): input 1: expected the output of (t=4, i=5)" in run["reason"]
+    # Its first reader: the rank runs its tasks of a step in column order (the paper's port).
+    assert "task (t=5, i=4): input 2: expected the output of (t=4, i=5)" in run["reason"]
 
 
 def test_a_system_without_a_launch_across_hosts_is_refused(cluster):

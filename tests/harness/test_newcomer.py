@@ -235,7 +235,7 @@ def test_quiet_tables_are_raw_numbers(cli, bin_dir):
 def test_the_defaults_follow_the_data(cli):
     # reference: the radix data set's pattern is nearest; the communication one's 4 graphs
     code, out, err = cli("-q", "reference", "--data", "radix")
-    assert code == 0 and out.splitlines()[0].startswith("system\tradix 0"), err
+    assert code == 0 and out.splitlines()[0].startswith("system\tpublished as\tits port here\tradix 0"), err
     code, out, err = cli("reference", "--data", "communication")
     assert code == 0 and "spread, 4 graphs" in err, err
     # predict from the paper's Cori: its 32 cores per node, unless told otherwise

@@ -10,6 +10,7 @@ import io
 import re
 import sqlite3
 import sys
+from types import SimpleNamespace
 
 import matplotlib
 import pytest
@@ -234,3 +235,143 @@ def test_progress_bars_while_the_report_is_built_on_a_terminal_only(store_path, 
     console = _Console()
     write_report(Store(store_path), tmp_path / "r.html", ["solo"], console)
     assert console.bars == []
+
+
+# -- one figure everywhere (units.metg, units.half_width) and the report's wording ------------
+
+def _summary(seconds, low=None, high=None, status="found", unreliable=()):
+    from taskbench.measure.metg import MetgSummary, MetgValue
+    return MetgSummary([MetgValue(seconds, status)] * 3, seconds=seconds, low=low, high=high, status=status,
+                       found=3, unreliable=list(unreliable))
+
+
+def _curve(system, summary, cores=2):
+    return SimpleNamespace(system=system, summary=summary, cores=cores, processor="cpu", reference=cores == 1)
+
+
+def _analysis(*curves, floor=None):
+    machine = {"no_runtime_floor": floor} if floor else {}
+    params = SimpleNamespace(threshold=0.5, kernel="compute_bound", pattern="stencil_1d")
+    return SimpleNamespace(params=params, curves={c.system: c for c in curves}, campaign={"machine": machine})
+
+
+def test_one_formatter_says_each_metg_its_interval_bound_and_half_width():
+    import math
+    assert units.metg(2.54e-7, 2.5e-7, math.inf) == "254 ns (from 250, unbounded above)"
+    assert units.half_width(2.54e-7, 2.5e-7, math.inf) == "unbounded"  # never ±inf% nor a size from a far end
+    assert units.half_width(1.09e-6, 0.0, 1.16e-6) == "unbounded"  # the table said ±53.4% of nothing
+    assert units.half_width(8.87e-7, 8.66e-7, 9.11e-7) == "±2.5%" and units.half_width(1e-6, None, None) == "—"
+    assert units.metg(5.99e-7, 5.99e-7, 6.19e-7, bound=True, unreliable=True) == \
+        "599 ns (599–619) or less (unreliable)"
+    assert units.metg(None, unreliable=True) == "no METG (unreliable)"
+    s = _summary(5.99e-7, 5.99e-7, 6.19e-7, status="unbracketed")
+    assert s.text == "599 ns (599–619) or less" and s.half_width_text == "±1.7%"
+
+
+def test_campaigns_and_export_show_the_stored_metg_as_the_table_does(tmp_path, capsys):
+    """`campaigns` dropped the "or less" of a bound; `export` wrote JSON's forbidden Infinity."""
+    import json
+    from taskbench.commands.campaigns import published_metgs
+    results = {"systems": {"native_dynamic": {"metg_seconds": 5.99e-7, "interval_seconds": [5.99e-7, 6.19e-7],
+                                              "status": "unbracketed", "reliable": True},
+                           "native": {"metg_seconds": 2.54e-7, "interval_seconds": [2.5e-7, float("inf")],
+                                      "status": "found", "reliable": False}}}
+    assert published_metgs(results) == ("native_dynamic 599 ns (599–619) or less, "
+                                        "native 254 ns (from 250, unbounded above) (unreliable)")
+    db = tmp_path / "x.db"
+    store = Store(db)
+    store.create_campaign("c", "metg", {"systems": ["native"]}, {}, "m", None, {})
+    store.set_campaign_results("c", results)
+    store.close()
+    assert main(["--db", str(db), "export", "--campaigns", "--json", str(tmp_path / "c.json")]) == 0
+    text = (tmp_path / "c.json").read_text()
+    exported = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    native = exported[0]["results"]["systems"]["native"]
+    assert native["interval_seconds"] == [2.5e-7, None] and native["half_width_text"] == "unbounded"
+    assert native["metg_text"] == "254 ns (from 250, unbounded above) (unreliable)"
+
+
+def test_the_answer_draws_no_ratio_from_unreliable_figures_and_says_which_way_a_bound_goes():
+    from taskbench.report.tables import answer
+    sure, unsure = _summary(1e-6, 0.9e-6, 1.1e-6), _summary(2e-6, 1.8e-6, 2.2e-6, unreliable=["busy"])
+    first = answer(_analysis(_curve("a", _summary(1e-6, 0.9e-6, 1.1e-6, unreliable=["busy"])), _curve("b", unsure)))[0]
+    assert "x below" not in first and first.endswith("(no ratio drawn from an unreliable figure).")
+    first = answer(_analysis(_curve("a", _summary(1e-6, 0.9e-6, 1.1e-6, status="unbracketed")), _curve("b", unsure)))[0]
+    assert "no ratio drawn" in first
+    first = answer(_analysis(_curve("a", _summary(1e-6, 0.9e-6, 1.1e-6, status="unbracketed")),
+                             _curve("b", _summary(2e-6, 1.8e-6, 2.2e-6))))[0]
+    assert first == ("a has the smallest METG(50%) of the parallel systems: 1 µs (0.900–1.10) or less, at least "
+                     "2.00x below b's 2 µs (1.80–2.20).")
+    # One parallel system (a simulation's one): no "smallest of the parallel systems".
+    assert answer(_analysis(_curve("mpi_p2p_smpi", sure), _curve("serial", sure, cores=1)))[0] == \
+        "mpi_p2p_smpi's METG(50%) is 1 µs (0.900–1.10)."
+
+
+def test_peaks_are_said_for_the_core_counts_the_campaign_ran():
+    from taskbench.measure.peak import PeakTable
+    from taskbench.report.tables import notes_below_table
+    # A stored `taskbench peak` of one core, and a campaign of two-core systems only.
+    stored = [{"system": "serial", "cores": 1, "status": "ok", "campaign": "p", "iter": 4096,
+               "flops_per_second": 8.5e10}]
+    peaks = PeakTable("compute_bound", stored, processors={})
+    peaks.observe({"system": "native", "cores": 2, "status": "ok", "campaign": "c", "iter": 4096,
+                   "flops_per_second": 1.6e11})
+    analysis = _analysis(_curve("native", _summary(1e-6)))
+    analysis.peaks = peaks
+    analysis.params.simulation = analysis.params.hosts = None
+    assert set(peaks.describe("cpu")) == {1, 2}
+    assert [line.split(":")[0] for line in notes_below_table(analysis)] == ["peak with 2 cores"]
+
+
+def test_an_interrupted_campaign_reads_interrupted():
+    from taskbench.report.tables import campaign_title, status_note
+    assert status_note("interrupted") == "interrupted: `taskbench metg --resume` continues it"
+    assert status_note("done") == ""
+    params = SimpleNamespace(pattern="stencil_1d", radix=None, kernel="compute_bound", steps=20, width=2, reps=3,
+                             threshold=0.5, metg_method="fit", hosts=None, simulation=None)
+    analysis = SimpleNamespace(name="cut", params=params, background_load=None, busy=None,
+                               campaign={"status": "running"})
+    title = campaign_title(analysis, "interrupted")
+    assert title.endswith("(interrupted: `taskbench metg --resume` continues it)") and "UNFINISHED" not in title
+
+
+def test_the_papers_figures_are_cited_for_their_graph():
+    from taskbench.studies.taskbench_paper import SYSTEMS
+    assert "390 ns" not in SYSTEMS.paper and "4.58 µs (MPI)" in SYSTEMS.paper
+
+
+def test_a_verdict_on_a_one_core_run_counts_the_one_core_it_left_free():
+    from taskbench.measure.reliability import judge
+    # serial on a 2-CPU machine leaves 1 CPU free; other processes used 1.5 cores beside it.
+    runs = [{"status": "ok", "cores": 1, "machine": {"available_cpus": 2}, "background_load": 1.5 + d,
+             "wall_seconds": 1.0, "iter": 64} for d in (0.0, 0.01, -0.01, 0.02)]
+    reasons = judge(_summary(1e-7, 0.99e-7, 1.01e-7), runs, 0.5, 0.1)
+    assert reasons and "beyond the 1 core they left free" in reasons[0], reasons
+
+
+def test_a_resumed_campaigns_settle_line_states_its_tables_figure(cli, bin_dir):
+    """The settle line said the sweep's running estimate (±11.3%) where the table said ±61336.5%:
+    it now states the campaign's own figure, the table's, resumed or not."""
+    sweep = ["metg", "serial", "--steps", "20", "--width", "1", "--start-iter", "4096", "--reps", "2", "--no-trace"]
+    for args in ([*sweep, "--campaign", "a"], ["metg", "--resume", "a"]):
+        code, out, err = cli(*args)
+        assert code in (0, 5), err
+        settle = re.search(r"serial: METG (?!UNRELIABLE)(.*)", " ".join(err.split())).group(1)
+        row = next(line for line in out.splitlines() if line.startswith("serial\t"))
+        figure, width = row.split("\t")[2:4]
+        assert settle.startswith(f"{figure}, {width}; " if width.startswith("±") else f"{figure}, interval "), \
+            (settle, figure, width)
+
+
+def test_the_report_says_interrupted_as_campaigns_does(cli, bin_dir, monkeypatch, tmp_path):
+    from taskbench.measure import campaign
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(campaign, "run_sweep", interrupted)
+    assert cli("metg", "serial", "--steps", "20", "--width", "1", "--campaign", "cut")[0] == 130
+    assert cli("report", "--html", "r.html")[0] == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "<p class='warn'>interrupted: `taskbench metg --resume` continues it</p>" in page
+    assert "UNFINISHED" not in page

@@ -71,9 +71,10 @@ def test_report_draws_gantt_and_time_split(campaign):
             "small_time_split"} <= names
     assert all(is_png(p) for p in figures.glob("*.png"))
     text = page.read_text()
-    # The first screen: the METG table, then the METG figure before every other figure.
+    # The first screen: the answer and the METG figure, before every other figure and the table.
     first_img = text.index("<img")
-    assert text.index("<table") < first_img and 'alt="METG per system' in text[first_img:first_img + 200]
+    assert text.index("<section class='lead' id='answer'>") < first_img < text.index("<table")
+    assert 'alt="METG per system' in text[first_img:first_img + 200]
 
 
 def test_time_split_of_a_known_trace():
@@ -142,8 +143,9 @@ def test_the_report_answers_with_a_parallel_system_and_keeps_serial_apart(campai
     _, page = campaign
     text = page.read_text()
     section = text[text.index("<h2 id='metg'>"):]
-    first = section.split("<p class='answer'>")[1].split("</p>")[0]
-    assert first.startswith("openmp_for has the smallest METG(50%) of the parallel systems: "), first
+    first = text.split("<section class='lead' id='answer'><p class='answer'>")[1].split("</p>")[0]
+    # openmp_for is the one parallel system: not "the smallest of the parallel systems".
+    assert first.startswith("openmp_for&#x27;s METG(50%) is "), first
     assert "serial runs on one core, the reference without parallelism" in section
     # The bars: serial last, grey, named the reference.
     from taskbench.plots import REFERENCE_GREY, metg_bars

@@ -58,8 +58,11 @@ def test_repetitions_of_the_two_sizes_around_the_crossing_are_added_until_the_ta
         assert state.added >= settle.MIN_REPS - 3 and {rep for _, rep in added} == set(range(3, 3 + state.added))
         summary = fitted(planner, system)
         assert summary.half_width <= 0.05
-        assert state.settled == (f"METG interval ±{summary.half_width:.1%} (target ±5%), {state.added} repetitions "
-                                 f"added at -iter {min(summary.deciding)} and {max(summary.deciding)}")
+        assert state.settled == (f"{state.added} repetitions added at -iter {min(summary.deciding)} and "
+                                 f"{max(summary.deciding)}, the sweep's running estimate within the target ±5%")
+        # The console's line states the figure as the table does (units.metg, units.half_width).
+        assert settle.line(summary, state.settled) == (f"METG {summary.text}, ±{summary.half_width:.1%}; "
+                                                       f"{state.settled}")
         # Two sizes per added repetition, each run up to `tries` times like any point near the threshold.
         for it, rep in added:
             assert len(planner.tries[(system, it, rep)]) == 3
@@ -77,7 +80,7 @@ def test_the_budget_stops_it_and_says_so():
     _, planner = drive(params(interval_budget=0.0))
     for state in planner.states.values():
         assert state.added == 0
-        assert "when the budget for added repetitions ran out (0.0 s, 0 x the sweep's own" in state.settled
+        assert state.settled.startswith("the budget for added repetitions ran out (0.0 s, 0 x the sweep's own")
     _, planner = drive(params(interval_budget=0.5, target_interval=0.001))
     spent = planner._wall(lambda u: u[2] >= 3)
     sweep = planner._wall(lambda u: u[2] < 3)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 
 from taskbench import units
+from taskbench.units import BOUND_MARK, UNRELIABLE_MARK
 from taskbench.console import Fit
 from taskbench.errors import EXIT_OK
-from taskbench.measure.metg import UNRELIABLE_MARK
 from taskbench.measure.traces import is_trace_run
 
 # A campaign's name already starts with its kind and ends with its time: those go first. The
@@ -34,11 +34,21 @@ def published_metgs(results: dict | None, raw: bool = False) -> str:
         return ""
     cells = []
     for system, r in results.get("systems", {}).items():
-        low, high = r.get("interval_seconds") or [None, None]
-        figure = ("no METG" if not r.get("metg_seconds") else r["metg_seconds"] if raw
-                  else units.seconds_interval(r["metg_seconds"], low, high))
-        cells.append(f"{system} {figure}" + ("" if r.get("reliable", True) else UNRELIABLE_MARK))
+        if raw:  # seconds for a script, marked as the readable text is
+            figure = (f"{r.get('metg_seconds') or 'no METG'}" + (BOUND_MARK if r.get("status") == "unbracketed" else "")
+                      + ("" if r.get("reliable", True) else UNRELIABLE_MARK))
+        else:
+            figure = stored_metg(r)
+        cells.append(f"{system} {figure}")
     return ", ".join(cells)
+
+
+def stored_metg(r: dict) -> str:
+    """A system's METG from a campaign's stored results (analysis.results_record) as `metg` and
+    the report show it (units.metg): its interval, " or less" for a bound, the unreliable mark."""
+    low, high = r.get("interval_seconds") or [None, None]
+    return units.metg(r.get("metg_seconds") or None, low, high, bound=r.get("status") == "unbracketed",
+                      unreliable=not r.get("reliable", True))
 
 
 def main(args, ctx) -> int:

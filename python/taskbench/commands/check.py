@@ -117,6 +117,9 @@ def main(args, ctx) -> int:
         write_baseline(args.save_baseline, ctx, config, cells)
         ctx.console.note(f"baseline written: {args.save_baseline}")
     compared = [c for c in cells if c.baseline]
+    # With the campaign, for the report's section on checks (report/check_sections.py).
+    ctx.store.set_campaign_results(name, {"threshold": threshold, "columns": check_outputs.COLUMNS,
+                                          "verdicts": check_outputs.rows(compared)})
     if compared:
         title = (f"taskbench check: candidate vs baseline, {args.pattern}, {width} wide, threshold {threshold:.0%} "
                  f"(ratio candidate / baseline; smaller is better)")

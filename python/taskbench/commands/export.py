@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 
+from taskbench import units
+from taskbench.commands.campaigns import stored_metg
 from taskbench.errors import EXIT_OK, UserError
 from taskbench.measure import placement
 from taskbench.paths import check_writable
@@ -31,6 +34,33 @@ def with_placement(store, runs: list[dict]) -> list[dict]:
     return [dict(run, one_way_ns=placement.one_way_around(run["id"], probes_of[run["campaign"]]),
                  placement=placement.tag(run["id"], probes_of[run["campaign"]], labels_of[run["campaign"]]))
             for run in runs]
+
+
+def with_metg_text(campaign: dict) -> dict:
+    """A METG campaign's published results with each system's METG as every command shows it
+    (`metg_text`, `half_width_text`: units.metg, units.half_width), beside the numbers."""
+    results = campaign.get("results")
+    if not results or "systems" not in results:
+        return campaign
+    systems = {}
+    for system, r in results["systems"].items():
+        low, high = r.get("interval_seconds") or [None, None]
+        systems[system] = {**r, "metg_text": stored_metg(r),
+                           "half_width_text": units.half_width(r.get("metg_seconds"), low, high)}
+    return {**campaign, "results": {**results, "systems": systems}}
+
+
+def finite(value):
+    """`value` with every infinite or NaN number as null: JSON has none (Python's "Infinity" is
+    refused by jq and JavaScript); an interval's side that cannot be placed reads "unbounded" in
+    metg_text, and a missing one has no text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def add_parser(subparsers, common):
@@ -60,22 +90,23 @@ def main(args, ctx) -> int:
     if args.campaign:
         store.campaign(args.campaign)  # one-line error for an unknown name
     if args.campaigns:
-        records = [c for c in store.campaigns() if not args.campaign or c["name"] == args.campaign]
+        records = [with_metg_text(c) for c in store.campaigns() if not args.campaign or c["name"] == args.campaign]
         columns = list(records[0]) if records else []
     else:
         records = with_placement(store, store.runs(args.campaign))
         columns = ["id", *RUN_COLUMNS, *PLACEMENT_COLUMNS]
     out = _open(args.json or args.csv, "--json" if args.json else "--csv", ctx.console)
     if args.json:
-        json.dump([{c: r.get(c) for c in columns} for r in records], out, indent=1, default=str)
+        json.dump([{c: finite(r.get(c)) for c in columns} for r in records], out, indent=1, default=str,
+                  allow_nan=False)
         out.write("\n")
     else:
         columns = [c for c in columns if c not in CSV_SKIPPED]
         writer = csv.writer(out)
         writer.writerow(columns)
         for record in records:
-            writer.writerow([json.dumps(record[c]) if isinstance(record.get(c), (dict, list)) else record.get(c)
-                             for c in columns])
+            writer.writerow([json.dumps(finite(record[c]), allow_nan=False) if isinstance(record.get(c), (dict, list))
+                             else record.get(c) for c in columns])
     if out is not sys.stdout:
         out.close()
         what = "campaigns" if args.campaigns else "runs"

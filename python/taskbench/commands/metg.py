@@ -25,8 +25,8 @@ from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_
                               EXIT_USAGE, UserError)
 from taskbench.launch.hosts import cluster_from
 from taskbench.launch.runner import DISTURBED_CORES, run_once
-from taskbench.measure import campaign, traces
-from taskbench.measure.analysis import analyze, results_record
+from taskbench.measure import analysis_cache, campaign, traces
+from taskbench.measure.analysis import results_record
 from taskbench.measure.kernels import kernel_info
 from taskbench.measure.metg import METG_METHODS
 from taskbench.measure.sweep import SweepParams
@@ -171,7 +171,7 @@ def main(args, ctx) -> int:
     if not complete:
         _warn_if_loaded(ctx)
     stats = _sweep(ctx, name, params)
-    analysis = analyze(ctx.store, name)
+    analysis = analysis_cache.analysis(ctx.store, name)  # the settle lines' own, computed once
     if args.trace:
         traces.trace_campaign(ctx.store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
     _show(ctx, analysis)
@@ -192,7 +192,7 @@ def sweep_one(args, ctx):
     analysis and the exit status it calls for; no trace, no report."""
     name, params, _ = _open(args, ctx)
     stats = _sweep(ctx, name, params)
-    analysis = analyze(ctx.store, name)
+    analysis = analysis_cache.analysis(ctx.store, name)  # the settle lines' own, computed once
     _show(ctx, analysis)
     _publish(ctx.store, name, analysis)
     _warn_about_results(ctx, analysis, stats)
@@ -324,7 +324,7 @@ def _preflight(ctx, params: SweepParams) -> None:
                             EXIT_USAGE)
 
 
-# The core's line for a graph its width cannot hold (core/src/args.cc, check_graph).
+# The core's line for a graph its width cannot hold (docs/spec.md, -radix).
 RADIX_ABOVE_WIDTH = re.compile(r"-radix: invalid value '(\d+)'( \(the default\))?; expected at most -width \((\d+)\)")
 
 

@@ -9,7 +9,7 @@ import argparse
 from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.measure.kernels import KERNELS, UNCOUNTED
 
-# The core's dependence patterns (core/src/graph.cc, pattern_name), for the options' help; the
+# The core's dependence patterns (docs/spec.md §1), for the options' help; the
 # core itself checks a --pattern (its one line has the closest name).
 PATTERNS = ("trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft", "all_to_all",
             "nearest", "spread", "random_nearest", "random_spread")

@@ -16,7 +16,7 @@ from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions, host_facts
 from taskbench.launch.hosts_file import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
-from taskbench.measure import placement, rerun, settle
+from taskbench.measure import analysis_cache, placement, rerun, settle
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import SweepParams, run_key
@@ -349,11 +349,13 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
             if floor_check:
                 check_floor(store, name, probes, console)
     store.finish_campaign(name)
+    # The settle lines state the campaign's own figures (the table's, computed once: analysis_cache).
+    final = analysis_cache.analysis(store, name) if any(s.settled for s in planner.states.values()) else None
     for state in planner.states.values():
         if state.note:
             console.warn(f"{state.name}: {state.note}")
         if state.settled:
-            console.note(f"{state.name}: {state.settled}")
+            console.note(f"{state.name}: {settle.line(final.curves[state.name].summary, state.settled)}")
     return stats
 
 

@@ -82,7 +82,7 @@ def metg_of_curve(points: list[CurvePoint], threshold: float) -> MetgValue:
     return MetgValue(value, "found", disturbed=disturbed, deciding=deciding, crossings=crossings)
 
 
-UNRELIABLE_MARK = " (unreliable)"
+UNRELIABLE_MARK = units.UNRELIABLE_MARK
 
 
 @dataclass(frozen=True)
@@ -137,10 +137,14 @@ class MetgSummary:
 
     @property
     def text(self) -> str:
-        """"352 ns (341-366)", or "352 ns" without an interval, or "no METG"."""
-        if self.seconds is None:
-            return "no METG"
-        return units.seconds_interval(self.seconds, self.low, self.high) + ("" if self.status == "found" else " or less")
+        """"352 ns (341-366)", or "352 ns" without an interval, or "no METG" (units.metg, the one
+        formatter of every command's METG)."""
+        return units.metg(self.seconds, self.low, self.high, bound=self.status == "unbracketed")
+
+    @property
+    def half_width_text(self) -> str:
+        """"±4.6%", "unbounded" or "—" (units.half_width)."""
+        return units.half_width(self.seconds, self.low, self.high)
 
     @property
     def mark(self) -> str:

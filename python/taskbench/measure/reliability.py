@@ -88,11 +88,13 @@ def judge(summary, deciding_runs: list[dict], threshold: float, max_half_width: 
         spread = (f": the efficiencies of its {units.count(len(effs), 'run')} at {sizes_text(summary.deciding)} "
                   f"range {min(effs):.0%}-{max(effs):.0%}") if effs else ""
         reasons.append(f"its 95% interval {units.seconds_interval(summary.seconds, summary.low, summary.high)} "
-                       f"is ±{summary.half_width:.0%}, wider than ±{max_half_width:.0%}{spread}")
+                       f"is {units.half_width(summary.seconds, summary.low, summary.high)}, wider than "
+                       f"±{max_half_width:.0%}{spread}")
     load = load_with_error(deciding_runs)
     limit = DISTURBED_CORES + min((spare_cores(r) for r in deciding_runs), default=0)
     if load is not None and load[0] - 2 * load[1] > limit:
-        free = f" beyond the {limit - DISTURBED_CORES:g} cores they left free" if limit > DISTURBED_CORES else ""
+        left = limit - DISTURBED_CORES
+        free = f" beyond the {left:g} {'core' if left == 1 else 'cores'} they left free" if left > 0 else ""
         reasons.append(f"the {units.count(len(deciding_runs), 'run')} it was read from ({sizes_text(summary.deciding)}, "
                        f"each repetition's counted try) ran beside other processes: {load[0]:.2f} ± {load[1]:.2f} "
                        f"cores busy (/proc/stat over those runs; above {DISTURBED_CORES:g}{free})")

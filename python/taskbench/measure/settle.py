@@ -54,12 +54,21 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
             else "no repetition added")
     width = summary.half_width
     why = f", half of this machine's drift between campaigns" if target_width > params.target_interval else ""
+    # What stopped it, in words: the figure is the campaign's analysis's (line()), which may count
+    # the runs otherwise than this running estimate (a placement set apart, a peak that rose).
     if width is not None and width <= target_width and len(curves) >= MIN_REPS:
-        return [], f"METG interval ±{width:.1%} (target ±{_percent(target_width)}{why}), {done}"
-    now = f"interval ±{width:.1%}" if width is not None else "no interval yet"
+        return [], f"{done}, the sweep's running estimate within the target ±{_percent(target_width)}{why}"
     if spent >= params.interval_budget * sweep:
-        return [], (f"METG {now} when the budget for added repetitions ran out ({spent:.1f} s, {params.interval_budget:g} x "
+        return [], (f"the budget for added repetitions ran out ({spent:.1f} s, {params.interval_budget:g} x "
                     f"the sweep's own {sweep:.1f} s; target ±{_percent(target_width)}{why}, {done})")
     if added >= MAX_ADDED:
-        return [], f"METG {now} after the most repetitions added ({done}; target ±{_percent(target_width)}{why})"
+        return [], f"the most repetitions were added ({done}; target ±{_percent(target_width)}{why})"
     return sorted(summary.deciding, reverse=True), ""
+
+
+def line(summary, settled: str) -> str:
+    """The console's line on how adding repetitions ended: the METG and half-width the campaign's
+    table shows (units.metg, units.half_width), then what stopped it (next_sizes)."""
+    width = summary.half_width_text
+    width = width if width.startswith("±") else f"interval {width}"
+    return f"METG {summary.text}{summary.mark}, {width}; {settled}"

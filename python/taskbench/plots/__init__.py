@@ -12,11 +12,20 @@ Fig. 9 / 10 functions return the figures they can make as (name, draw) pairs, dr
 Legends sit under the axes (legend_below), never over the data.
 """
 
-from taskbench.plots.across_campaigns import metg_vs_dependencies, metg_vs_nodes
-from taskbench.plots.campaign_figures import efficiency_vs_granularity, metg_bars, throughput_vs_size
-from taskbench.plots.frame import (NOTE_GREY, REFERENCE_GREY, UNRELIABLE_COLOR, legend_below, log_axis, new_figure,
-                                   ring_unreliable, spread_note, style)
+import importlib
 
-__all__ = ["NOTE_GREY", "REFERENCE_GREY", "UNRELIABLE_COLOR", "efficiency_vs_granularity", "legend_below", "log_axis",
-           "metg_bars", "metg_vs_dependencies", "metg_vs_nodes", "new_figure", "ring_unreliable", "spread_note",
-           "style", "throughput_vs_size"]
+# What each name is re-exported from: imported on first use (PEP 562), so that a report whose
+# figures are all drawn already (report/figure_cache.py) never loads matplotlib.
+_FROM = {"metg_vs_dependencies": "across_campaigns", "metg_vs_nodes": "across_campaigns",
+         "efficiency_vs_granularity": "campaign_figures", "metg_bars": "campaign_figures",
+         "throughput_vs_size": "campaign_figures", "NOTE_GREY": "frame", "REFERENCE_GREY": "frame",
+         "UNRELIABLE_COLOR": "frame", "legend_below": "frame", "log_axis": "frame", "new_figure": "frame",
+         "ring_unreliable": "frame", "spread_note": "frame", "style": "frame"}
+
+__all__ = sorted(_FROM)
+
+
+def __getattr__(name: str):
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)

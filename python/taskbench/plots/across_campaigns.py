@@ -8,7 +8,6 @@ from collections import defaultdict
 from typing import Callable
 
 from taskbench.plots.colors import color_for
-from taskbench.plots.frame import Figure, legend_below, log_axis, new_figure, ring_unreliable, style
 
 
 def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, float, bool]]]:
@@ -24,8 +23,10 @@ def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, fl
     return series
 
 
-def _metg_plot(series, xlabel: str, title: str, threshold: float, published=(), log_x: bool = False) -> Figure:
+def _metg_plot(series, xlabel: str, title: str, threshold: float, published=(), log_x: bool = False):
     """published: [(label, [(x, METG)])], the paper's figures, dashed beside the series."""
+    # matplotlib when drawn only: planning which figures there are needs none (plots/__init__.py).
+    from taskbench.plots.frame import legend_below, log_axis, new_figure, ring_unreliable, style
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     for label, points in published:
@@ -56,7 +57,7 @@ def _planned(name: str, series, xlabel: str, title: str, threshold: float,
     return [(name, lambda: _metg_plot(series, xlabel, title, threshold, published, log_x))]
 
 
-def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
+def metg_vs_dependencies(analyses) -> list[tuple[str, Callable]]:
     """Fig. 10 per group of nearest campaigns differing only in radix: (name, draw) each, drawn
     when the report renders its figures."""
     groups = defaultdict(list)
@@ -71,9 +72,10 @@ def metg_vs_dependencies(analyses) -> list[tuple[str, Callable[[], Figure]]]:
     return figures
 
 
-def metg_vs_nodes(analyses, published=None) -> list[tuple[str, Callable[[], Figure]]]:
+def metg_vs_nodes(analyses, published=None, label: str = "") -> list[tuple[str, Callable]]:
     """Fig. 9 per group of campaigns of one pattern at several node counts: (name, draw) each.
-    published(pattern, systems): the paper's series to draw beside these systems', or None."""
+    published(pattern, systems): the paper's series to draw beside these systems', or None;
+    label: what the title says first ("SIMULATED": simulated seconds, never drawn with measured)."""
     groups = defaultdict(list)
     for a in analyses:
         groups[(a.params.pattern, a.params.kernel, a.params.threshold)].append(a)
@@ -83,6 +85,7 @@ def metg_vs_nodes(analyses, published=None) -> list[tuple[str, Callable[[], Figu
             continue
         series = _metg_series(members, lambda a: a.nodes)
         paper = published(pattern, sorted(series)) if published is not None else []
-        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}", series,
-                            "nodes", f"METG vs nodes ({pattern}, {kernel})", threshold, paper, log_x=True)
+        prefix = f"{label}: " if label else ""
+        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}{'_' + label.lower() if label else ''}", series,
+                            "nodes", f"{prefix}METG vs nodes ({pattern}, {kernel})", threshold, paper, log_x=True)
     return figures

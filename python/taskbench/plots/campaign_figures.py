@@ -5,6 +5,7 @@ colors.color_for gives it."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 
@@ -13,6 +14,8 @@ from taskbench.measure.kernels import unit
 from taskbench.plots.colors import color_for, text_color_for
 from taskbench.plots.frame import (NOTE_GREY, REFERENCE_GREY, UNRELIABLE_COLOR, Figure, legend_below, log_axis,
                                    new_figure, spread_note)
+
+from matplotlib import transforms  # noqa: E402  (after frame.py has chosen the backend)
 
 
 def _band(ax, xs, low, mid, high, system: str, label: str) -> None:
@@ -124,7 +127,9 @@ def efficiency_vs_granularity(analysis, published: list[tuple[str, list[tuple[fl
 
 def metg_bars(analysis) -> Figure | None:
     """Which system is fastest at small tasks: METG per system, smallest on top, whisker = its 95%
-    interval.
+    interval; a side the interval cannot place (units.seconds_interval's "unbounded") is an arrow
+    to the axis's edge. Each bar's figure, as every table writes it (units.metg), in a column right
+    of the axes, which the layout makes room for.
     An unreliable METG is a hatched, faded bar labelled "(unreliable)", as the table marks it; a
     one-core reference (serial) comes last, grey, labelled so: it is not in the race."""
     p = analysis.params
@@ -133,29 +138,39 @@ def metg_bars(analysis) -> Figure | None:
                                    c.system))
     if not curves or all(c.summary.seconds is None for c in curves):
         return None
-    fig = new_figure(6.4, 1.7 + 0.45 * len(curves))
+    # Wide enough for the axes beside the names and the figures' column (~0.07 in a character at 8 pt).
+    longest = max(len(c.summary.text + c.summary.mark) for c in curves) + max(len(c.system) for c in curves)
+    fig = new_figure(max(6.4, 3.2 + 0.075 * longest), 1.7 + 0.45 * len(curves))
     ax = fig.add_subplot()
-    floor = min(c.summary.low or c.summary.seconds for c in curves if c.summary.seconds) / 10
+    shown = [c.summary for c in curves if c.summary.seconds]
+    placed = [b for s in shown for b in (s.low, s.high) if b is not None and 0 < b < math.inf]
+    floor = min([s.seconds for s in shown] + placed) / 10
+    ceiling = max([s.seconds for s in shown] + placed) * 10
+    label_at = transforms.blended_transform_factory(ax.transAxes, ax.transData)
     for y, c in enumerate(curves):
         s = c.summary
         if s.seconds is None:
-            ax.text(floor * 1.1, y, "no METG", va="center", fontsize=8, color=text_color_for(c.system))
+            ax.text(1.02, y, f"no METG{s.mark}", transform=label_at, va="center", fontsize=8,
+                    color=UNRELIABLE_COLOR if s.unreliable else text_color_for(c.system))
             continue
         unsure = bool(s.unreliable)
         color = REFERENCE_GREY if getattr(c, "reference", False) else color_for(c.system)
         ax.barh(y, s.seconds - floor, left=floor, color=color, height=0.6,
                 alpha=0.35 if unsure else 1.0, hatch="//" if unsure else None, edgecolor="black" if unsure else None)
-        low, high = s.low or s.seconds, s.high or s.seconds
+        low = s.seconds if s.low is None else floor if s.low <= 0 else s.low
+        high = s.seconds if s.high is None else ceiling if math.isinf(s.high) else s.high
         ax.errorbar(s.seconds, y, xerr=[[s.seconds - low], [high - s.seconds]], color="black",
-                    capsize=3, linewidth=0.9)
-        ax.text(high * 1.08, y, s.text + s.mark, va="center", fontsize=8,
+                    capsize=3, linewidth=0.9, xlolims=bool(s.high and math.isinf(s.high)),
+                    xuplims=bool(s.low is not None and s.low <= 0))
+        ax.text(1.02, y, s.text + s.mark, transform=label_at, va="center", fontsize=8,
                 color=UNRELIABLE_COLOR if unsure else "black")
     ax.set_yticks(range(len(curves)))
     ax.set_yticklabels([f"{c.system} (1 core, reference)" if getattr(c, "reference", False) else c.system
                         for c in curves])
     log_axis(ax, "x", f"METG({p.threshold:.0%}): smaller is better at small tasks", "s")
-    ax.set_xlim(floor, max(c.summary.high or c.summary.seconds for c in curves if c.summary.seconds) * 10)
+    ax.set_xlim(floor, ceiling)
     ax.set_ylim(len(curves) - 0.5, -0.5)
-    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\nbar: METG, whisker: its 95% interval", fontsize=9)
+    ax.set_title(f"METG per system ({p.pattern}, {p.kernel})\nbar: METG, whisker: its 95% interval "
+                 "(an arrow: unbounded on that side)", fontsize=9)
     ax.grid(True, axis="x", which="both", alpha=0.3)
     return fig

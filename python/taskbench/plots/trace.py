@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-# taskbench.plots, imported before this module, has chosen the Agg backend (frame.py).
+# frame.py first: it chooses the Agg backend before anything of matplotlib is drawn.
+from taskbench.plots.frame import Figure, new_figure  # noqa: I001
+
 from matplotlib import colormaps
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
@@ -10,7 +12,6 @@ from matplotlib.ticker import EngFormatter
 
 from taskbench.measure.trace_split import WINDOW_STEPS, window
 from taskbench.plots.colors import text_color_for
-from taskbench.plots.frame import Figure, new_figure
 
 # Bars on white (3:1 at least) that carry black percentages (4.5:1 at least).
 PART_COLORS = {"work": "#4c9a2a", "overhead": "#c27c0e", "idle": "#8c8c8c", "discovery": "#6a8caf"}

@@ -12,8 +12,10 @@ from taskbench.measure.kernels import unit
 from taskbench.measure.reliability import busy_line
 from taskbench.reference import published
 from taskbench.registry.catalog import registry_entries
+from taskbench.report import figure_cache
+from taskbench.report.metg_table_html import metg_table_html
 from taskbench.report.page import Note, html_table, notes_html
-from taskbench.report.tables import answer, definition, metg_table, notes_below_table
+from taskbench.report.tables import UNRELIABLE_ANSWER, answer, definition, notes_below_table, status_note
 from taskbench.report.trace_sections import trace_section
 
 
@@ -36,51 +38,58 @@ def _params_line(a) -> str:
             f"{units.count(p.reps, 'repetition')}, threshold {p.threshold:.0%}, {definition(p)}{noise}")
 
 
-def _curve_notes(a, shown_as: str) -> list[Note]:
-    notes = []
-    for curve in a.curves.values():
-        if curve.summary.unreliable:
-            notes.append(Note("unreliable", f"METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}",
-                              shown_as, curve.system))
-        notes += [Note("warn", w, shown_as, curve.system) for w in curve.summary.warnings
-                  if w not in curve.summary.unreliable]
-        if curve.noisy_points:
-            sizes = ", ".join(f"-iter {it} ({s:.0%})" for it, s in curve.noisy_points)
-            notes.append(Note("warn", f"repetitions disagree by more than 25% at {sizes}", shown_as, curve.system))
-    return notes
+def simulated_badge(a) -> str:
+    """The mark of a simulated campaign's heading: its figures are simulated seconds."""
+    return " <span class='simulated'>SIMULATED</span>" if getattr(a.params, "simulation", None) else ""
 
 
 def metg_campaign(store, a, heading: str, shown_as: str, level: int, figures, plots, plots_trace,
-                  reference_nodes: list[int] | None = None) -> Section:
+                  reference_nodes: list[int] | None = None, lead: bool = False) -> Section:
     """`heading` is HTML; `shown_as` names the campaign in shared notes; figures is None without
-    matplotlib; reference_nodes: the paper's published METG at these node counts, apart."""
-    head = [f"<h{level}>{heading}</h{level}>"]
-    head += [f"<p class='answer'>{html.escape(line)}</p>" for line in answer(a)]
+    matplotlib; reference_nodes: the paper's published METG at these node counts, apart; lead:
+    the page's answer box shows this campaign's first sentence and METG bars already."""
+    head = [f"<h{level}>{heading}{simulated_badge(a)}</h{level}>"]
+    head += [f"<p class='{'warn' if line.startswith(UNRELIABLE_ANSWER) else 'answer'}'>{html.escape(line)}</p>"
+             for line in answer(a)[1 if lead else 0:]]
     named = "" if shown_as == a.name else f"campaign {a.name}: "
     head.append(f"<p class='params'>{html.escape(named + _params_line(a))}</p>")
-    if a.campaign.get("status") != "done":
-        head.append("<p class='warn'>UNFINISHED: `taskbench metg --resume` continues it</p>")
-    head.append(html_table(*metg_table(a)))
+    unfinished = status_note(store.status(a.campaign))
+    if unfinished:
+        head.append(f"<p class='warn'>{html.escape(unfinished)}</p>")
+    head.append(metg_table_html(a, anchor_of(a.name)))
     head.append("".join(f"<p class='params'>{html.escape(line)}</p>" for line in notes_below_table(a)))
     if reference_nodes:
         head.append(_published(a, reference_nodes))
     tail = []
     if a.busy is not None:  # beside the figures it doubts, not only in the line above
-        head.append(f"<p class='unreliable'>{html.escape(busy_line(a.busy))}</p>")
+        head.append(f"<p class='warn'>{html.escape(busy_line(a.busy))}</p>")
     paper = (published.efficiency_curves(a.params.pattern, a.params.graphs, a.params.kernel)
              if reference_nodes else [])
+    stamp = None
     if figures is not None:
-        head.append("<div class='row'>"
-                    + figures.add(f"{a.name}_metg", lambda: plots.metg_bars(a),
-                                  f"METG per system, smallest first ({a.name})")
+        stamp = figure_cache.campaign_stamp(store, a.name) + f"/reference={reference_nodes}"
+        head.append("<div class='row'>" + metg_bars(figures, plots, a, stamp)
                     + figures.add(f"{a.name}_fig7_efficiency", lambda: plots.efficiency_vs_granularity(a, paper),
                                   f"Fig. 7 style: efficiency vs task granularity ({a.name})"
-                                  + ("; dashed: published (Cori, SC20, 1 node)" if paper else ""))
+                                  + ("; dashed: published (Cori, SC20, 1 node)" if paper else ""), stamp)
                     + "</div>")
         tail.append(figures.add(f"{a.name}_fig6_throughput", lambda: plots.throughput_vs_size(a),
-                                f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})"))
-    traces, trace_notes = trace_section(store, a, figures, plots_trace, shown_as, level + 1)
-    return Section(head, _curve_notes(a, shown_as) + trace_notes, tail + traces)
+                                f"Fig. 6 style: {unit(a.params.kernel)} vs problem size ({a.name})", stamp))
+    traces, trace_notes = trace_section(store, a, figures, plots_trace, shown_as, level + 1, stamp)
+    return Section(head, trace_notes, tail + traces)
+
+
+def metg_bars(figures, plots, a, stamp: str | None) -> str:
+    """The campaign's METG bars (interval whiskers): in the page's answer box for the campaign it
+    answers with, in the campaign's own section otherwise (a figure is shown once)."""
+    return figures.add(f"{a.name}_metg", lambda: plots.metg_bars(a),
+                       f"METG per system, smallest first ({a.name}){' — SIMULATED' if simulated_badge(a) else ''}",
+                       stamp)
+
+
+def anchor_of(name: str) -> str:
+    """The campaign's prefix of ids on the page (its table's footnotes): unique per campaign."""
+    return "campaign-" + "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)
 
 
 def _published(a, nodes: list[int]) -> str:
@@ -113,4 +122,4 @@ def metg_summary(analyses) -> str:
              f"{a.params.steps} x {a.params.width}", (answer(a) or ["no METG"])[0]
              + (" (busy machine)" if a.busy is not None else "")] for a in analyses]
     return ("<p class='muted'>Every METG campaign, newest first; the older ones are folded below.</p>"
-            + html_table(["campaign", "created", "graph", "answer"], rows))
+            + html_table(["campaign", "created", "graph", "answer"], rows, "cards"))

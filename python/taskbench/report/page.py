@@ -11,18 +11,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-
-def _cell(value) -> str:
-    # A number keeps its unit on its line: "44.5 ns – 60 ns" wraps at the dash, not inside "44.5 ns".
-    text = re.sub(r"(?<=\d) (?=\S)", "\u00a0", html.escape("" if value is None else str(value)))
-    return f"<td>{text}</td>"
+from taskbench.report import figure_cache
 
 
-def html_table(columns, rows) -> str:
-    # A notes column is prose: wide enough to read, however many short columns share the row.
-    head = "".join(f"<th{' class=notes' if c == 'notes' else ''}>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
-    return f"<div class='scroll'><table><tr>{head}</tr>{body}</table></div>"
+class Raw(str):
+    """A cell's HTML as is (links to footnotes): every other cell's text is escaped."""
+
+
+# Where a line may break inside a figure's text, and where it may not: a number keeps its unit
+# ("887\u00a0ns"), an interval its bounds ("866\u2060–\u2060911": word joiners around the dash);
+# a long path or identifier may break after a slash, as it would in prose.
+_UNIT = re.compile(r"(?<=\d) (?=\S)")
+_RANGE = re.compile(r"(?<=\d)([–-])(?=\d)")
+_LONG = 24
+
+
+def cell_html(value) -> str:
+    """A cell's text as HTML that breaks only between words (css.py: never inside a figure)."""
+    if isinstance(value, Raw):
+        return str(value)
+    text = html.escape("" if value is None else str(value))
+    text = _RANGE.sub("\u2060\\1\u2060", _UNIT.sub("\u00a0", text))
+    return " ".join(word.replace("/", "/<wbr>") if len(word) > _LONG else word for word in text.split(" "))
+
+
+def html_table(columns, rows, css: str = "") -> str:
+    """A table in a box of its own (`scroll`: a table too wide for a phone scrolls there, never
+    the page). css "cards": each cell carries its column's name, which css.py shows under 640 px,
+    where each row becomes a card."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    cells = [f"<td data-label=\"{html.escape(str(c), quote=True)}\">" if "cards" in css.split() else "<td>"
+             for c in columns]
+    body = "".join("<tr>" + "".join(f"{td}{cell_html(v)}</td>" for td, v in zip(cells, row)) + "</tr>" for row in rows)
+    return f"<div class='scroll'><table{f' class={css!r}' if css else ''}><tr>{head}</tr>{body}</table></div>"
 
 
 def _slug(text: str) -> str:
@@ -61,39 +82,59 @@ def notes_html(notes: list[Note], name_campaign: bool) -> list[str]:
 class Figures:
     """The page's figures. add() plans one and returns a placeholder; render() draws them all at
     the end, one progress step each (drawing is most of a report's time), saves each as PNG + SVG
-    next to the page and inlines it. A figure planned twice (same name) is drawn and shown once."""
+    next to the page and inlines it. A figure planned twice (same name) is drawn and shown once.
+    A figure planned with a `stamp` (figure_cache.campaign_stamp: what it is drawn from) is drawn
+    once for that data and reused by every later report."""
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self._planned: dict[str, tuple[Callable, str, str]] = {}  # name -> (draw, caption, placeholder)
+        # name -> (draw, caption, placeholder, stamp)
+        self._planned: dict[str, tuple[Callable, str, str, str | None]] = {}
+        self.reused = 0
 
     def __len__(self) -> int:
         return len(self._planned)
 
-    def add(self, name: str, draw: Callable, caption: str) -> str:
+    def add(self, name: str, draw: Callable, caption: str, stamp: str | None = None) -> str:
         """`draw()` returns a matplotlib Figure, or None when the data cannot make it."""
         if name in self._planned:
             return ""
         placeholder = f"<!--figure {len(self._planned)}-->"  # escaped page text never holds "<!--"
-        self._planned[name] = (draw, caption, placeholder)
+        self._planned[name] = (draw, caption, placeholder, stamp)
         return placeholder
 
     def render(self, page: str, progress=None) -> str:
-        for name, (draw, caption, placeholder) in self._planned.items():
-            page = page.replace(placeholder, self._save(name, draw(), caption))
+        for name, (draw, caption, placeholder, stamp) in self._planned.items():
+            page = page.replace(placeholder, self._save(name, self._images(name, draw, caption, stamp), caption))
             if progress is not None:
                 progress.advance()
         return page
 
-    def _save(self, name: str, fig, caption: str) -> str:
-        if fig is None:
+    def _images(self, name: str, draw: Callable, caption: str, stamp: str | None) -> tuple[bytes, bytes]:
+        """(PNG, SVG), drawn now or before from the same data; (b"", b"") where the data cannot
+        make the figure."""
+        found = figure_cache.drawn(stamp, name, caption) if stamp else None
+        if found is not None:
+            self.reused += 1
+            return found
+        fig = draw()
+        images = (figure_cache.NONE, figure_cache.NONE)
+        if fig is not None:
+            png, svg = io.BytesIO(), io.BytesIO()
+            fig.savefig(png, format="png", dpi=110)
+            fig.savefig(svg, format="svg")
+            images = (png.getvalue(), svg.getvalue())
+        if stamp:
+            figure_cache.keep(stamp, name, caption, *images)
+        return images
+
+    def _save(self, name: str, images: tuple[bytes, bytes], caption: str) -> str:
+        png, svg = images
+        if not png:
             return ""
         self.folder.mkdir(parents=True, exist_ok=True)
-        png, svg = self.folder / f"{_slug(name)}.png", self.folder / f"{_slug(name)}.svg"
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=110)
-        png.write_bytes(buffer.getvalue())
-        fig.savefig(svg, format="svg")
-        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        (self.folder / f"{_slug(name)}.png").write_bytes(png)
+        (self.folder / f"{_slug(name)}.svg").write_bytes(svg)
+        data = base64.b64encode(png).decode("ascii")
         return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                 f"<figcaption>{html.escape(caption)}</figcaption></figure>")

@@ -27,7 +27,7 @@ def anchor(name: str) -> str:
     return "study-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name)
 
 
-def study_summary(result, figures) -> list[str]:
+def study_summary(result, figures, status: str = "done") -> list[str]:
     """The top of a study's section: everything but the sweeps it ran. `figures` is the report's
     Figures, or None without matplotlib."""
     study = studies.get(result.campaign["params"]["study"])
@@ -35,8 +35,10 @@ def study_summary(result, figures) -> list[str]:
     quick = " (quick)" if params.get("quick") else ""
     parts = [f"<h3 id='{anchor(result.name)}'>{html.escape(result.name)}: "
              f"{html.escape(study.title)}{quick}</h3>"]
-    if result.campaign["status"] != "done":
-        parts.append("<p class='warn'>UNFINISHED: re-run the same command to continue</p>")
+    if status == "interrupted":  # Store.status: stored as running, but no process runs it any more
+        parts.append("<p class='warn'>interrupted: re-run the same command to continue</p>")
+    elif status != "done":
+        parts.append(f"<p class='warn'>{html.escape(status)}: its figures are those of the runs made so far</p>")
     parts.append(f"<p class='cite'>Paper: {citation_html(study.paper)}</p>")
     reps = units.count(params.get("reps") or 0, "repetition")
     how = f"METG median over {reps} per curve" if study.kind == "metg" else f"best of {reps}"
@@ -76,7 +78,7 @@ def metg_sweeps(result) -> list[tuple[str, str, object]]:
 
 
 def study_section(store, result, figures, plots, plots_trace) -> list[str]:
-    parts = study_summary(result, figures)
+    parts = study_summary(result, figures, store.status(result.campaign))
     sweeps = metg_sweeps(result)
     if not sweeps:
         return parts

@@ -36,13 +36,9 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
             rows.append([name, curve.cores, s.seconds, s.low, s.high, s.half_width, len(s.values),
                          len(curve.reps) - len(s.values), best, curve.peak, len(curve.failures), " | ".join(notes)])
         else:
-            rows.append([name, curve.cores_text, s.text + s.mark, _half_width(s), reps, units.percent(best),
+            rows.append([name, curve.cores_text, s.text + s.mark, s.half_width_text, reps, units.percent(best),
                          units.rate(curve.peak, unit(p.kernel)), len(curve.failures), "; ".join(notes)])
     return columns, rows
-
-
-def _half_width(summary) -> str:
-    return "—" if summary.half_width is None else f"±{summary.half_width:.1%}"
 
 
 def system_notes(curve, kernel: str) -> list[str]:
@@ -76,10 +72,12 @@ def system_notes(curve, kernel: str) -> list[str]:
 def notes_below_table(analysis) -> list[str]:
     """Which run defined each 100% and the campaign's no-runtime floor: read with the table."""
     rate = unit(analysis.params.kernel)
-    # A GPU's peaks count task slots (docs/gpu.md), after the CPU's.
+    # A GPU's peaks count task slots (docs/gpu.md), after the CPU's; only the core counts the
+    # campaign's systems ran on (a stored one-core peak is no 100% of a campaign without serial).
+    used = {(c.processor, c.cores) for c in analysis.curves.values()}
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
-             for count, info in analysis.peaks.describe(processor).items()]
+             for count, info in analysis.peaks.describe(processor).items() if (processor, count) in used]
     return lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
 
 
@@ -122,27 +120,28 @@ def per_host(hosts: dict) -> str:
 
 
 def answer(analysis) -> list[str]:
-    """The campaign's answer, first: which parallel system has the smallest METG, whether the
-    intervals tell it from the next, and where it stands to the no-runtime floor; then the
-    one-core references apart, and a floor that failed. One sentence each."""
+    """The campaign's answer, first: which parallel system has the smallest METG (where there
+    are several), whether the intervals tell it from the next, and where it stands to the
+    no-runtime floor; then the one-core references apart, and a floor that failed. One sentence
+    each. No ratio is drawn from an unreliable METG (as `compare` refuses one), and a ratio drawn
+    from an upper bound ("or less") says which way it is a bound."""
     label = metg_label(analysis.params.threshold)
     bound = floor_bound(analysis)
-    parallel = sorted((c for c in analysis.curves.values() if not c.reference and c.summary.seconds is not None),
-                      key=lambda c: c.summary.seconds)
+    contenders = [c for c in analysis.curves.values() if not c.reference]
+    parallel = sorted((c for c in contenders if c.summary.seconds is not None), key=lambda c: c.summary.seconds)
     lines = []
     if parallel:
         first = parallel[0]
-        text = f"{first.system} has the smallest {label} of the parallel systems: {first.summary.text}{first.summary.mark}"
+        fs = first.summary
+        text = (f"{first.system} has the smallest {label} of the parallel systems: {fs.text}{fs.mark}"
+                if len(contenders) > 1 else f"{first.system}'s {label} is {fs.text}{fs.mark}")
         if len(parallel) > 1:
-            second = parallel[1]
-            apart = "" if differ(first.summary, second.summary) else " (their intervals overlap: not told apart)"
-            text += (f", {second.summary.seconds / first.summary.seconds:.2f}x below {second.system}'s "
-                     f"{second.summary.text}{second.summary.mark}{apart}")
-        if bound and first.processor == "cpu":
-            text += f", {first.summary.seconds / bound:.1f}x the no-runtime floor ({units.seconds(bound)})"
+            text += _against(fs, parallel[1])
+        if bound and first.processor == "cpu" and not fs.unreliable:
+            text += f", {_at_most(fs)}{fs.seconds / bound:.1f}x the no-runtime floor ({units.seconds(bound)})"
         lines.append(text + ".")
         if first.summary.unreliable:
-            lines.append(f"That figure is unreliable: {'; '.join(first.summary.unreliable)}.")
+            lines.append(f"{UNRELIABLE_ANSWER}: {'; '.join(first.summary.unreliable)}.")
     elif any(not c.reference for c in analysis.curves.values()):
         lines.append(f"No parallel system has a {label} here (see the table's notes).")
     for curve in analysis.curves.values():
@@ -154,6 +153,30 @@ def answer(analysis) -> list[str]:
         line = floor_failed_line(found)
         lines.append(f"{line[:1].upper()}{line[1:]}.")
     return lines
+
+
+# How the answer's line on why its figure is unreliable begins (the report prints it as a warning).
+UNRELIABLE_ANSWER = "That figure is unreliable"
+
+
+def _at_most(summary) -> str:
+    """"at most " before a ratio over this METG where it is an upper bound, else ""."""
+    return "at most " if summary.status == "unbracketed" else ""
+
+
+def _against(first, second_curve) -> str:
+    """The smallest METG against the next one: B/A with whether the intervals tell them apart,
+    or why no ratio is drawn (an unreliable figure; two upper bounds)."""
+    ss, name = second_curve.summary, second_curve.system
+    if first.unreliable or ss.unreliable:
+        return f"; {name}'s is {ss.text}{ss.mark} (no ratio drawn from an unreliable figure)"
+    first_bound, second_bound = first.status == "unbracketed", ss.status == "unbracketed"
+    if first_bound and second_bound:
+        return f"; {name}'s is {ss.text} (both upper bounds: no ratio)"
+    # A bound on the smaller makes B/A a lower bound, a bound on the larger an upper one.
+    which = "at least " if first_bound else "at most " if second_bound else ""
+    apart = "" if differ(first, ss) else " (their intervals overlap: not told apart)"
+    return f", {which}{ss.seconds / first.seconds:.2f}x below {name}'s {ss.text}{apart}"
 
 
 def differ(a, b) -> bool:
@@ -191,7 +214,8 @@ def floor_line(analysis) -> str | None:
         return f"no-runtime floor: {floor_failed_line(found)}"
     bound = found["metg_lower_bound_seconds"]
     # A one-core system exchanges nothing: the floor is not its bound.
-    ratios = [f"{name} {curve.summary.seconds / bound:.1f}x{curve.summary.mark}" for name, curve in cpu_curves.items()
+    ratios = [f"{name} {_at_most(curve.summary)}{curve.summary.seconds / bound:.1f}x{curve.summary.mark}"
+              for name, curve in cpu_curves.items()
               if curve.summary is not None and curve.summary.seconds is not None and (curve.cores or 1) > 1]
     interval = found.get("metg_lower_bound_interval") or [None, None]
     probes = f", the lowest of {units.count(found['probes'], 'probe')}" if found.get("probes") else ""
@@ -232,20 +256,32 @@ def failures_table(analyses) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
-def campaign_title(analysis) -> str:
+def campaign_title(analysis, status: str | None = None) -> str:
+    """status: the campaign's as a reader sees it (Store.status: interrupted where no process
+    runs it any more); by default the stored one."""
     p = analysis.params
     radix = f", radix {p.radix}" if p.radix is not None else ""
     background = analysis.background_load
     noise = f", background load {background:.2f} cores" if background is not None else ""
     if getattr(analysis, "busy", None) is not None:
         noise = f", BUSY MACHINE ({analysis.busy:.2f} cores of other processes on average)"
-    unfinished = "" if analysis.campaign.get("status") == "done" else " (UNFINISHED: `taskbench metg --resume` continues it)"
+    unfinished = status_note(status or analysis.campaign.get("status"))
+    unfinished = f" ({unfinished})" if unfinished else ""
     hosts = f", across {len(p.hosts['hosts'])} hosts" if getattr(p, "hosts", None) else ""
     simulation = getattr(p, "simulation", None)
     if simulation:
         hosts = f", SIMULATED: {units.count(simulation['nodes'], 'node')} of platform {simulation['platform']}"
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide"
             f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}, {definition(p)}{noise}{unfinished}")
+
+
+def status_note(status: str) -> str:
+    """What a METG campaign's status says beside its figures: "" once done."""
+    if status == "done":
+        return ""
+    if status == "interrupted":
+        return "interrupted: `taskbench metg --resume` continues it"
+    return f"{status}: its figures are those of the runs made so far"
 
 
 def definition(params) -> str:

@@ -43,9 +43,11 @@ def _breakdown_shares(run: dict) -> dict | None:
     return {p: parts[p] / total for p in BREAKDOWN_PARTS} if total > 0 else None
 
 
-def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: int) -> tuple[list[str], list[Note]]:
+def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: int,
+                  stamp: str | None = None) -> tuple[list[str], list[Note]]:
     """The section (headed <h{level}>) and its notes, which name the campaign `shown_as`.
-    `figures` and `plots_trace` are None without matplotlib."""
+    `figures` and `plots_trace` are None without matplotlib; `stamp`: what the figures are drawn
+    from (figure_cache.campaign_stamp), to reuse them."""
     traced = {run["system"]: (run, events) for run, events in stored_traces(store, analysis.name)}
     if not traced:
         return [], [Note("muted", NO_TRACE, shown_as)]
@@ -66,7 +68,7 @@ def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: i
             gantts.append(figures.add(f"{analysis.name}_gantt_{system}",
                                       lambda run=run, events=events: plots_trace.gantt(run, events),
                                       f"{system} at -iter {run.get('iter')} (task granularity "
-                                      f"{units.seconds(run.get('granularity_seconds'))} while traced)"))
+                                      f"{units.seconds(run.get('granularity_seconds'))} while traced)", stamp))
         from_breakdown = _breakdown_shares(run)
         from_trace = split(events) if events and events.get("events") else None
         if from_breakdown is not None:
@@ -77,7 +79,7 @@ def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: i
             shares.append((system, "trace", from_trace))
     if figures is not None and shares:
         parts.append(figures.add(f"{analysis.name}_time_split", lambda: plots_trace.time_split(shares),
-                                 "Where the workers' time goes at METG"))
+                                 "Where the workers' time goes at METG", stamp))
         parts.append(TIME_SPLIT_HELP)
     if gantts:
         parts.append("<div class='row'>" + "".join(gantts) + "</div>")
