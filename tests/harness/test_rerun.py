@@ -27,16 +27,17 @@ def test_no_drift_without_a_configuration_measured_twice():
 
 def test_the_drift_is_the_spread_between_campaigns_less_their_own_error():
     """Two systems, campaigns 10% apart in log METG around their means, each interval ±2%."""
-    metgs = [(2.0e-7 * math.exp(d), 5.0e-8 * math.exp(-d)) for d in (-0.1, 0.1, -0.1, 0.1)]
-    stored = [campaign(f"c{k}", str(k), {"native": n, "serial": s}) for k, (n, s) in enumerate(metgs)]
-    found = rerun.history(stored, "m", "9")
+    n = rerun.OWN_CAMPAIGNS
+    metgs = [(2.0e-7 * math.exp(d), 5.0e-8 * math.exp(-d)) for d in [-0.1, 0.1] * (n // 2)]
+    stored = [campaign(f"c{k:02d}", f"{k:02d}", {"native": a, "serial": b}) for k, (a, b) in enumerate(metgs)]
+    found = rerun.history(stored, "m", "99")
     native = rerun.drift(found, rerun.configuration(PARAMS, "native"))
     within = (math.log(1.02 / 0.98) / (2 * rerun.Z)) ** 2
-    # Its own four campaigns: sample variance 4 x 0.01 / 3, less the within variance.
-    assert native.configurations == 1 and native.df == 3 and native.campaigns == 4
-    assert native.tau == pytest.approx(math.sqrt(0.04 / 3 - within))
+    # Its own campaigns: sample variance n x 0.01 / (n - 1), less the within variance.
+    assert native.configurations == 1 and native.df == n - 1 and native.campaigns == n
+    assert native.tau == pytest.approx(math.sqrt(n * 0.01 / (n - 1) - within))
     # Three campaigns each: pooled over both systems.
-    pooled = rerun.drift(rerun.history(stored[:3], "m", "9"), rerun.configuration(PARAMS, "native"))
+    pooled = rerun.drift(rerun.history(stored[:3], "m", "99"), rerun.configuration(PARAMS, "native"))
     assert pooled.configurations == 2 and pooled.df == 4 and pooled.campaigns == 6
 
 

@@ -77,8 +77,8 @@ def add_parser(subparsers, common):
     p.add_argument("--target-interval", type=percentage_or_zero,
                    help="add repetitions of the sizes around each crossing until the METG's 95%% interval is within "
                         "this percent of it (5; 0: add none; simulated: 0)")
-    p.add_argument("--interval-budget", type=non_negative, default=2.0,
-                   help="the time those added repetitions may take, as a multiple of the sweep's own runs' (2)")
+    p.add_argument("--interval-budget", type=non_negative, default=1.0,
+                   help="the time those added repetitions may take, as a multiple of the sweep's own runs' (1)")
     p.add_argument("--metg-method", choices=METG_METHODS, default="fit",
                    help="fit: one monotone fit over every run, its interval by bootstrap over repetitions (default); "
                         "median: a METG per repetition, their median; paper: the SC20 paper's, the mean of the "

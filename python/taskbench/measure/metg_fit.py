@@ -34,6 +34,7 @@ import numpy as np
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 UNBOUNDED = 1e6  # a resample's log METG beyond every size it holds (Table.log_metg)
+BEYOND_ANY_SIZE = 50.0  # a log METG this far from 0 (e^50 s) comes from such a resample
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,7 @@ def bootstrap_interval(n: int, log_of, seed: int, resamples: int = RESAMPLES) ->
     low, high = result.confidence_interval
     if not (np.isfinite(low) and np.isfinite(high)):
         return None
-    # A bound among the resamples without a crossing is no size: 0 or infinity ("unbounded").
-    return (0.0 if low <= -UNBOUNDED / 2 else float(np.exp(low)),
-            math.inf if high >= UNBOUNDED / 2 else float(np.exp(high)))
+    # A bound among the resamples without a crossing is no size: 0 or infinity ("unbounded"), and
+    # so is a percentile interpolated between such a resample and a real one (beyond e^50 s).
+    return (0.0 if low <= -BEYOND_ANY_SIZE else float(np.exp(low)),
+            math.inf if high >= BEYOND_ANY_SIZE else float(np.exp(high)))

@@ -69,7 +69,7 @@ def per_placement(curve, params, ranges: dict[str, tuple[float, float]], seed: i
                 f"too few near the crossing ({sizes_text(deciding)}, {MIN_REPS} repetitions each): set apart")))
     s = curve.summary = estimate(_runs_of(curve.reps, lambda at: at in counted), params.threshold,
                                  params.metg_method, seed, full_reps=params.reps)
-    s.placements = placements
+    s.placements = [p for p in placements if p.runs]  # one its probes saw under no run says nothing
     figures = [p for p in placements if p.seconds is not None]
     if len(figures) > 1 and s.seconds is not None:
         # The METG is either placement's, whichever the next campaign sees: the interval spans

@@ -9,7 +9,7 @@ each graph and system measured here more than once (its "configuration": the gra
 threshold, the method, the layout, the system), the spread of the campaigns' log METGs around
 their mean, less what the campaigns' own intervals already account for (a random-effects
 model's between-campaign variance, tau^2, by the method of moments, pooled over the
-configurations; one measured three times or more uses its own). The interval of a figure is
+configurations; one measured OWN_CAMPAIGNS times or more uses its own). The interval of a figure is
 then a prediction interval for a rerun: log METG +- t(df) x sqrt(2 (s^2 + tau^2)), s the
 campaign's own (its interval's half-width in log over 1.96), since a rerun has a drift and a
 within-campaign error of its own. Only campaigns made before this one, or with it, count: a
@@ -25,8 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 Z = 1.959963984540054  # the normal quantile of a 95% interval, as the bootstrap's within intervals are
-# A configuration's own drift once it has this many campaigns; before, the machine's pooled.
-OWN_CAMPAIGNS = 4
+# A configuration's own drift once it has this many campaigns; before, the machine's pooled: a
+# variance from 3 degrees of freedom (4 campaigns) takes a t quantile of 3.18, an interval half
+# again as wide as the pooled one's (measured over six quick starts: ±51% against ±33%).
+OWN_CAMPAIGNS = 10
 # The parameters that make two campaigns the same configuration (the sweep's own knobs, its
 # repetitions, tries and sizes, do not change what it measures).
 CONFIGURATION = ("pattern", "kernel", "steps", "width", "radix", "threshold", "scratch", "extra_flags", "ranks",

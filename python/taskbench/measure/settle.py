@@ -56,7 +56,9 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
     why = f", half of this machine's drift between campaigns" if target_width > params.target_interval else ""
     # What stopped it, in words: the figure is the campaign's analysis's (line()), which may count
     # the runs otherwise than this running estimate (a placement set apart, a peak that rose).
-    if width is not None and width <= target_width and len(curves) >= MIN_REPS:
+    # MIN_REPS keeps an interval of the campaign's own from covering its METG less often than it
+    # says; where the drift is measured, the figure's interval is mostly the drift's (rerun.py).
+    if width is not None and width <= target_width and len(curves) >= (params.reps if tau else MIN_REPS):
         return [], f"{done}, the sweep's running estimate within the target ±{_percent(target_width)}{why}"
     if spent >= params.interval_budget * sweep:
         return [], (f"the budget for added repetitions ran out ({spent:.1f} s, {params.interval_budget:g} x "

@@ -59,7 +59,7 @@ class SweepParams:
     # METG's interval is within this (half-width over the METG; 0: none added), or until they
     # have taken `interval_budget` times the time of the sweep's own runs.
     target_interval: float = 0.05
-    interval_budget: float = 2.0
+    interval_budget: float = 1.0
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -78,7 +78,26 @@ def notes_below_table(analysis) -> list[str]:
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items() if (processor, count) in used]
-    return lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
+    return (lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
+            + drift_lines(analysis))
+
+
+def drift_lines(analysis) -> list[str]:
+    """What the intervals hold for (measure/rerun.py): a rerun here, with the machine's drift
+    between campaigns they include, or this campaign's repetitions only."""
+    if getattr(analysis.params, "simulation", None):
+        return []
+    drifts = {name: c.summary.drift for name, c in analysis.curves.items() if c.summary.seconds is not None}
+    if not drifts:
+        return []
+    if all(d is None for d in drifts.values()):
+        return ["intervals are this campaign's repetitions' only: no graph has two campaigns here yet to measure "
+                "this machine's drift between campaigns, so a rerun may land outside them (docs/harness.md)"]
+    told = {d.describe() for d in drifts.values() if d is not None}
+    if len(told) == 1 and None not in drifts.values():
+        return [f"intervals hold for a rerun here: {told.pop()}"]
+    return ["intervals hold for a rerun here: " + "; ".join(
+        f"{name} {d.describe() if d else 'its repetitions only (no drift measured)'}" for name, d in drifts.items())]
 
 
 def simulated_lines(analysis) -> list[str]:
