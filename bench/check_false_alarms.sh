@@ -21,16 +21,21 @@ for s in $systems; do cp "build/bin/$s" "$work/copy/bin/"; done
 
 declare -A exits=()
 : > "$work/cells.tsv"
+seconds=()
 for trial in $(seq "$trials"); do
-  status=0
+  status=0 start=$SECONDS
   taskbench -q check $systems --baseline-build "$work/copy" --quick > "$work/out.tsv" 2>/dev/null || status=$?
   exits[$status]=$(( ${exits[$status]:-0} + 1 ))
   awk -F'\t' 'NR > 1 { print $1 "\t" $2 "\t" $6 }' "$work/out.tsv" >> "$work/cells.tsv"
-  echo "A/A trial $trial: exit $status; $(awk -F'\t' 'NR > 1 { printf "%s %s: %s (%s); ", $1, $2, $6, $5 }' "$work/out.tsv")"
+  seconds+=($(( SECONDS - start )))
+  echo "A/A trial $trial: exit $status, ${seconds[-1]} s; $(awk -F'\t' 'NR > 1 { printf "%s %s: %s (%s); ", $1, $2, $6, $5 }' "$work/out.tsv")"
 done
 echo "A/A, $trials trials of '$systems' (--quick): exit status 0 (all unchanged) ${exits[0]:-0}," \
      "1 (a false alarm) ${exits[1]:-0}, 5 (inconclusive) ${exits[5]:-0}; verdicts per metric:"
 sort "$work/cells.tsv" | uniq -c | sed 's/^/  /'
+echo "A/A: one trial's time (check --quick of '$systems', load $(cut -d' ' -f1 /proc/loadavg)): median" \
+     "$(printf '%s\n' "${seconds[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') s," \
+     "range $(printf '%s\n' "${seconds[@]}" | sort -n | sed -n '1p;$p' | paste -sd-) s"
 
 echo "A/B: native built with CMAKE_BUILD_TYPE=Debug (-O0) as the candidate, this build as the baseline"
 cmake -S . -B "$work/debug" -G Ninja -DCMAKE_BUILD_TYPE=Debug > "$work/debug.log" 2>&1

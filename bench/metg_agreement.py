@@ -52,16 +52,33 @@ def width_against_range(summaries) -> float | None:
     return statistics.median(widths) / spread if spread > 0 else None
 
 
+def markdown(systems, quiet, loaded) -> None:
+    """| system | each campaign's METG (interval) |, the loaded ones' with why they are unreliable."""
+    names = [*quiet, *loaded]
+    print("| system | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for system in systems:
+        cells = []
+        for a in [*quiet.values(), *loaded.values()]:
+            s = a.curves[system].summary if system in a.curves else None
+            cells.append("—" if s is None else s.text + s.mark)
+        print(f"| {system} | " + " | ".join(cells) + " |")
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="taskbench.db")
     parser.add_argument("quiet", nargs="+", help="campaigns run on a quiet machine")
     parser.add_argument("--loaded", action="append", default=[], help="a campaign run beside other processes")
+    parser.add_argument("--markdown", action="store_true", help="the campaigns' METGs as a Markdown table first")
     args = parser.parse_args()
     store = Store(Path(args.db), read_only=True)
     quiet = {name: analyze(store, name) for name in args.quiet}
     loaded = {name: analyze(store, name) for name in args.loaded}
     systems = list(dict.fromkeys(s for a in [*quiet.values(), *loaded.values()] for s in a.curves))
+    if args.markdown:
+        markdown(systems, quiet, loaded)
     for name, a in [*quiet.items(), *loaded.items()]:
         print(f"{name}{' (loaded)' if name in loaded else ''}:")
         for system in systems:

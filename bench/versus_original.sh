@@ -3,6 +3,7 @@
 # task-bench), at 2 cores: one `taskbench metg` campaign per graph, so native, mpi_p2p,
 # openmp_task and the originals given (as --external systems) are swept interleaved in one
 # window; then the ratio native / best original port, with its range from the two 95% intervals
+# in that campaign (its own repetitions': the machine's drift between campaigns moves both sides)
 # (native's low / best's high .. native's high / best's low). Issue 50's goal: at most 0.5.
 # The no-runtime floor is swept in the same campaigns as a system of its own (`no_runtime`:
 # build/bench/bench_exchange_floor -system, a block of columns per pinned thread, flags for the
@@ -58,10 +59,11 @@ awk -F'\t' '
     lo = (al != "" && bh != "") ? sprintf("%.2f", al / bh) : "?"
     hi = (ah != "" && bl != "") ? sprintf("%.2f", ah / bl) : "?"
     return sprintf("%s = %.2f  [%s, %s]", what, a / b, lo, hi) }
-  { printf "%-16s %-18s METG %8s us  [%s, %s]  reps %s  %s\n", $1, $2, us($4), us($5), us($6), $8, substr($13, 1, 100)
-    if ($2 == "native") { n[$1] = $4; nl[$1] = $5; nh[$1] = $6 }
-    if ($2 == "no_runtime") { f[$1] = $4; fl[$1] = $5; fh[$1] = $6 }
-    if ($2 ~ /^orig_/ && $4 != "" && (!($1 in b) || $4 < b[$1])) { b[$1] = $4; bl[$1] = $5; bh[$1] = $6; bn[$1] = $2 }
+  { printf "%-16s %-18s METG %8s us  [%s, %s] in this campaign, [%s, %s] for a rerun  reps %s  %s\n", $1, $2,
+      us($4), us($13), us($14), us($5), us($6), $8, substr($15, 1, 100)
+    if ($2 == "native") { n[$1] = $4; nl[$1] = $13; nh[$1] = $14 }
+    if ($2 == "no_runtime") { f[$1] = $4; fl[$1] = $13; fh[$1] = $14 }
+    if ($2 ~ /^orig_/ && $4 != "" && (!($1 in b) || $4 < b[$1])) { b[$1] = $4; bl[$1] = $13; bh[$1] = $14; bn[$1] = $2 }
     if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
   END { print ""
     for (i = 1; i <= k; i++) { g = order[i]

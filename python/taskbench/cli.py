@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         command = self.prog.removeprefix("taskbench").strip()
-        # "argument --steps: 0: must be positive" (argparse's words around a numbers.py type's)
+        # "argument --steps: 0: must be positive" (argparse's words around a commands/options.py type's)
         # reads as every other line: "--steps 0: must be positive"
         message = re.sub(r"^argument (--[\w-]+)(?:/--?[\w-]+)*: (.*?): ((?:must|not) .*)$", r"\1 \2: \3", message)
         needs_value = re.match(r"argument (--[a-z-]+)(?:/[^:]*)?: expected one argument", message)

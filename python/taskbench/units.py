@@ -57,6 +57,15 @@ def metg(value: float | None, low: float | None = None, high: float | None = Non
             + (UNRELIABLE_MARK if unreliable else ""))
 
 
+def ratio_bound(numerator_bound: bool, denominator_bound: bool) -> str | None:
+    """How a ratio of two METGs holds where either is an upper bound (" or less"): "at most "
+    over a bound numerator, "at least " over a bound denominator, "" where neither is one; None
+    where both are (no ratio can be drawn)."""
+    if numerator_bound and denominator_bound:
+        return None
+    return "at most " if numerator_bound else "at least " if denominator_bound else ""
+
+
 def unbounded(low: float | None, high: float | None) -> bool:
     """Whether an interval has a side the data cannot place (seconds_interval's "unbounded")."""
     return low is not None and high is not None and (low <= 0 or math.isinf(high))

@@ -217,8 +217,8 @@ def test_tables_show_gpu_slots_and_each_processors_peak(store):
         # the floor bounds the CPU systems only: gpusys, with the same METG, is not in it
         f"no-runtime floor: METG(50%) 1 µs at width 16 (16 pinned threads, 200 ns per row); "
         f"METG / floor: cpusys {metg / 1e-6:.1f}x, gone at most 100.0x",
-        "intervals are this campaign's repetitions' only: no graph has two campaigns here yet to measure this "
-        "machine's drift between campaigns, so a rerun may land outside them (docs/harness.md)"]
+        "intervals hold for a rerun here: ±6.3% between campaigns, the drift of this project's VMs "
+        "(none measured here yet)"]
 
 
 def test_an_mpi_gpu_system_shows_its_layout_and_no_floor(store):

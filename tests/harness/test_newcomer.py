@@ -552,3 +552,27 @@ def test_the_simulated_table_gives_the_wall_time_its_note_gave(capsys):
     metg_simulated._show_against_nodes(ctx, "small", [(1, analysis, 1.75)], None)
     out = capsys.readouterr()
     assert "1.75 s" in out.out + out.err and "788 ms" not in out.out + out.err
+
+
+def test_an_upper_bound_reads_or_less_and_its_ratios_say_which_way_they_hold():
+    from taskbench import units
+    from taskbench.studies import metg_results
+    bound = metg_results.MetgCell(5.99e-7, 5.99e-7, 6.19e-7, bound=True)
+    assert bound.text.endswith(" or less")
+    assert not metg_results.MetgCell(5.99e-7, 5.99e-7, 6.19e-7).text.endswith(" or less")
+    # B/A over a bound A can only be larger; over a bound B only smaller; over two, nothing.
+    assert units.ratio_bound(False, True) == "at least "
+    assert units.ratio_bound(True, False) == "at most "
+    assert units.ratio_bound(False, False) == "" and units.ratio_bound(True, True) is None
+
+
+def test_a_studys_growth_from_a_bound_says_which_way_it_holds(monkeypatch):
+    from taskbench.studies import metg_results
+    cells = {("native", "a"): metg_results.MetgCell(6e-7, 5e-7, 7e-7, bound=True),
+             ("native", "b"): metg_results.MetgCell(1.2e-6, 1e-6, 1.4e-6)}
+    result = metg_results.MetgStudyResult({"params": {}}, {})
+    monkeypatch.setattr(metg_results.MetgStudyResult, "values", lambda self: [(1, "a"), (2, "b")])
+    monkeypatch.setattr(metg_results.MetgStudyResult, "systems", property(lambda self: ["native"]))
+    monkeypatch.setattr(metg_results.MetgStudyResult, "cell", lambda self, s, label: cells[(s, label)])
+    [line] = metg_results.ratio_findings(result, "width")
+    assert "or less at width 1" in line and "(at least 2x)" in line, line

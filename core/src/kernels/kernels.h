@@ -1,4 +1,4 @@
-// Kernels of docs/spec.md §2. Each runs one task's work; counts live in kernel_counts.cc.
+// Kernels of docs/spec.md §2. Each runs one task's work; their exact FLOP and byte counts live in dispatch.cc.
 #pragma once
 
 #include <cstddef>

@@ -57,7 +57,8 @@ def add_parser(subparsers, common):
     p.add_argument("--allow-other-machine", action="store_true",
                    help="compare with a baseline file from another machine or build configuration")
     p.add_argument("--external", metavar="NAME=CORES:COMMAND", help="the candidate is another suite's port")
-    p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (about 40 s a system on 2 cores)")
+    p.add_argument("--quick", action="store_true", help="fewer and shorter repetitions (measured: a median of 42 s, 39-90 s, for one unchanged "
+                        "system on a quiet 2-core VM; twice that where a cell is flagged)")
     p.add_argument("--threshold", type=float, default=5.0,
                    help=f"smallest change in percent that counts (5; at least {MIN_THRESHOLD * 100:.4f}%%, the metrics' "
                         "resolution)")

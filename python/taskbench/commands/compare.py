@@ -73,6 +73,11 @@ def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tup
         if ca and cb and ca.summary.seconds and cb.summary.seconds:
             numbers = list(ratio_range(ca.summary, cb.summary))
             ratio, apart = ratio_text(*numbers)
+            which = units.ratio_bound(cb.summary.status == "unbracketed", ca.summary.status == "unbracketed")
+            if which is None:
+                ratio, apart, numbers = "both upper bounds: no ratio", "—", [None] * 3
+            elif which:
+                ratio, apart = which + ratio, "— (an upper bound)"
             unsure = [(c, which) for c, which in ((ca, f"in A ({a.name})"), (cb, f"in B ({b.name})"))
                       if c.summary.unreliable]
             if unsure and allow_unreliable:

@@ -1,7 +1,7 @@
 """Launching and running: how a system's run is started, and the runner that executes it.
 
 launchers.py holds the launcher table (LAUNCHERS, one module each: local, mpirun, srun, loopback,
-external, charmrun, and the cluster launchers dask_cluster, spark_cluster, ray_cluster,
+external, charmrun, smpirun (SimGrid's simulated MPI), and the cluster launchers dask_cluster, spark_cluster, ray_cluster,
 parsl_pools), which the registry entry's `launcher` key picks from; plan.py what every launcher
 shares, cluster_launcher.py what the cluster launchers are built on (their starter, the
 cluster's processes, the run attached to it; starter.py runs a starter). The hosts a run spans:

@@ -155,7 +155,8 @@ def results_record(analysis: CampaignAnalysis) -> dict:
         systems[name] = {"metg_seconds": s.seconds, "interval_seconds": [s.low, s.high],
                          "within_interval_seconds": within,
                          "drift": {"tau": s.drift.tau, "df": s.drift.df, "campaigns": s.drift.campaigns,
-                                   "configurations": s.drift.configurations} if s.drift else None,
+                                   "configurations": s.drift.configurations,
+                                   "prior_df": s.drift.prior_df} if s.drift else None,
                          "interval_half_width": s.half_width, "status": s.status, "method": s.method,
                          "deciding_iters": list(s.deciding), "reps_with_metg": s.found, "reps": len(s.values),
                          "added_reps": len(curve.reps) - len(s.values), "reliable": s.reliable,
@@ -196,9 +197,13 @@ def for_rerun(analysis: CampaignAnalysis, campaigns: list[dict]) -> None:
     for system, curve in analysis.curves.items():
         s = curve.summary
         s.within_low, s.within_high = s.low, s.high
-        s.drift = rerun.drift(found, rerun.configuration(c["params"], system))
-        if s.drift is not None and s.seconds is not None and s.status == "found":
-            s.low, s.high = rerun.rerun_interval(s.seconds, s.low or s.seconds, s.high or s.seconds, s.drift)
+        s.drift = rerun.with_prior(rerun.drift(found, rerun.configuration(c["params"], system)))
+        # Without its own interval (one repetition), or with a side of it the data cannot place,
+        # a figure's within error is unknown: a rerun interval from the drift alone would claim a
+        # precision nothing measured.
+        if (s.seconds is not None and s.status == "found" and s.low is not None and s.high is not None
+                and not units.unbounded(s.low, s.high)):
+            s.low, s.high = rerun.rerun_interval(s.seconds, s.low, s.high, s.drift)
 
 
 def below_floor(analysis: CampaignAnalysis) -> dict[str, float]:

@@ -129,6 +129,13 @@ class MetgSummary:
         return not self.unreliable
 
     @property
+    def campaign_interval(self) -> tuple[float | None, float | None]:
+        """This campaign's own 95% interval, the one to weigh two systems of this campaign with:
+        their runs were interleaved in the same minutes, so the machine's drift between
+        campaigns, which the rerun interval (low, high) adds, moves both alike."""
+        return (self.within_low, self.within_high) if self.drift is not None else (self.low, self.high)
+
+    @property
     def half_width(self) -> float | None:
         """Half the interval's width over the METG: 0.05 reads "within 5%"."""
         if self.seconds is None or self.low is None or self.high is None:

@@ -13,8 +13,15 @@ configurations; one measured OWN_CAMPAIGNS times or more uses its own). The inte
 then a prediction interval for a rerun: log METG +- t(df) x sqrt(2 (s^2 + tau^2)), s the
 campaign's own (its interval's half-width in log over 1.96), since a rerun has a drift and a
 within-campaign error of its own. Only campaigns made before this one, or with it, count: a
-figure does not change when later campaigns are stored. Without two campaigns of one
-configuration here there is no drift measured, and the interval says it is this campaign's own.
+figure does not change when later campaigns are stored.
+
+The drift measured here is weighed with a prior, the drift measured on this project's 2-core VMs
+(PRIOR_TAU, as if from PRIOR_DF degrees of freedom): a machine's first campaign has no rerun to
+measure it from, and its repetitions' own interval missed the next campaign in most pairs
+(issue 60: ±5% against reruns 10-21% apart); its first few give a variance too rough to stand
+alone (a t quantile of 12.7 at one degree of freedom). As campaigns accumulate, the machine's
+own measurement outweighs the prior. The sweep's repetitions (campaign.drift_of) take the
+measured drift only.
 """
 
 from __future__ import annotations
@@ -29,6 +36,12 @@ Z = 1.959963984540054  # the normal quantile of a 95% interval, as the bootstrap
 # variance from 3 degrees of freedom (4 campaigns) takes a t quantile of 3.18, an interval half
 # again as wide as the pooled one's (measured over six quick starts: ±51% against ±33%).
 OWN_CAMPAIGNS = 10
+# The prior: the pooled between-campaign drift of log METG measured on this project's 2-core VMs,
+# the larger of the two kinds' (docs/harness.md, "How far a METG holds still"): an AMD EPYC VM,
+# 0.063 from 4 quick starts of f444eda (12 degrees of freedom over 6 systems), and an Intel Xeon
+# VM, 0.052 from 6 quick starts of 7b0f5b1 (30). Its weight is the AMD measurement's.
+PRIOR_TAU = 0.063
+PRIOR_DF = 12
 # The parameters that make two campaigns the same configuration (the sweep's own knobs, its
 # repetitions, tries and sizes, do not change what it measures).
 CONFIGURATION = ("pattern", "kernel", "steps", "width", "radix", "threshold", "scratch", "extra_flags", "ranks",
@@ -43,10 +56,16 @@ class Drift:
     campaigns: int  # campaigns it was measured from
     configurations: int  # configurations pooled (1: the figure's own)
 
+    prior_df: int = 0  # of df, the prior's (PRIOR_DF; 0: measured here alone)
+
     def describe(self) -> str:
+        if self.campaigns == 0:
+            return (f"±{self.tau:.1%} between campaigns, the drift of this project's VMs "
+                    f"(none measured here yet)")
         where = ("this graph's" if self.configurations == 1
                  else f"{self.configurations} graphs' and systems'")
-        return f"±{self.tau:.1%} between campaigns, from {where} {self.campaigns} campaigns here"
+        prior = " weighed with this project's VMs'" if self.prior_df else ""
+        return f"±{self.tau:.1%} between campaigns, from {where} {self.campaigns} campaigns here{prior}"
 
 
 def configuration(params: dict, system: str) -> tuple:
@@ -111,10 +130,22 @@ def drift(found: dict[tuple, list[tuple[float, float]]], key: tuple) -> Drift | 
     return Drift(math.sqrt(tau2), df, count, sum(len(g) >= 2 for g in found.values()))
 
 
+def with_prior(measured: Drift | None) -> Drift:
+    """The drift a figure's rerun interval takes: the measured one's variance and the prior's,
+    weighed by their degrees of freedom (the prior alone where none is measured here)."""
+    if measured is None:
+        return Drift(PRIOR_TAU, PRIOR_DF, 0, 0, PRIOR_DF)
+    df = measured.df + PRIOR_DF
+    tau2 = (measured.df * measured.tau ** 2 + PRIOR_DF * PRIOR_TAU ** 2) / df
+    return Drift(math.sqrt(tau2), df, measured.campaigns, measured.configurations, PRIOR_DF)
+
+
 def rerun_interval(seconds: float, low: float, high: float, found: Drift) -> tuple[float, float]:
     """The prediction interval of a rerun's METG around this campaign's (the module docstring),
     from this campaign's own interval (low, high) and the drift."""
     from scipy import stats
-    s2 = (math.log(high / low) / (2 * Z)) ** 2 if 0 < low <= high < math.inf else 0.0
+    if not 0 < low <= high < math.inf:  # a side this campaign cannot place: no rerun can be promised more
+        return low, high
+    s2 = (math.log(high / low) / (2 * Z)) ** 2
     half = float(stats.t.ppf(0.975, found.df)) * math.sqrt(2 * (s2 + found.tau ** 2))
     return seconds * math.exp(-half), seconds * math.exp(half)

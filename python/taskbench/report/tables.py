@@ -17,12 +17,14 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
 
     An unreliable METG says so in its cell and first in its notes (with why); numeric=True
     gives raw seconds (for -q / TSV consumers) instead of formatted figures, the interval in
-    columns of its own, the METG column staying a number and the notes carrying "UNRELIABLE".
+    columns of its own, then this campaign's own interval (campaign low/high: the one to compare
+    two systems of the campaign with, measure/metg.py campaign_interval), the METG column staying
+    a number and the notes, last, carrying "UNRELIABLE".
     """
     p = analysis.params
     label = metg_label(p.threshold)
     columns = (["system", "cores", label, "interval low", "interval high", "±", "reps", "added reps",
-                "best efficiency", "peak", "failed runs", NOTES] if numeric else
+                "best efficiency", "peak", "failed runs", "campaign low", "campaign high", NOTES] if numeric else
                ["system", "cores", f"{label} (95% interval)", "±", "reps", "best efficiency", "peak", "failed runs",
                 NOTES])
     rows = []
@@ -34,7 +36,8 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
             else str(len(s.values))
         if numeric:
             rows.append([name, curve.cores, s.seconds, s.low, s.high, s.half_width, len(s.values),
-                         len(curve.reps) - len(s.values), best, curve.peak, len(curve.failures), " | ".join(notes)])
+                         len(curve.reps) - len(s.values), best, curve.peak, len(curve.failures),
+                         *s.campaign_interval, " | ".join(notes)])
         else:
             rows.append([name, curve.cores_text, s.text + s.mark, s.half_width_text, reps, units.percent(best),
                          units.rate(curve.peak, unit(p.kernel)), len(curve.failures), "; ".join(notes)])
@@ -83,21 +86,18 @@ def notes_below_table(analysis) -> list[str]:
 
 
 def drift_lines(analysis) -> list[str]:
-    """What the intervals hold for (measure/rerun.py): a rerun here, with the machine's drift
-    between campaigns they include, or this campaign's repetitions only."""
+    """What the intervals hold for (measure/rerun.py): a rerun here, with the drift between
+    campaigns they include (this machine's as measured, weighed with this project's VMs')."""
     if getattr(analysis.params, "simulation", None):
         return []
-    drifts = {name: c.summary.drift for name, c in analysis.curves.items() if c.summary.seconds is not None}
-    if not drifts:
+    drifts = {name: c.summary.drift for name, c in analysis.curves.items()
+              if c.summary.seconds is not None and c.summary.drift is not None}
+    told = {d.describe() for d in drifts.values()}
+    if not told:
         return []
-    if all(d is None for d in drifts.values()):
-        return ["intervals are this campaign's repetitions' only: no graph has two campaigns here yet to measure "
-                "this machine's drift between campaigns, so a rerun may land outside them (docs/harness.md)"]
-    told = {d.describe() for d in drifts.values() if d is not None}
-    if len(told) == 1 and None not in drifts.values():
+    if len(told) == 1:
         return [f"intervals hold for a rerun here: {told.pop()}"]
-    return ["intervals hold for a rerun here: " + "; ".join(
-        f"{name} {d.describe() if d else 'its repetitions only (no drift measured)'}" for name, d in drifts.items())]
+    return ["intervals hold for a rerun here: " + "; ".join(f"{name} {d.describe()}" for name, d in drifts.items())]
 
 
 def simulated_lines(analysis) -> list[str]:
@@ -189,21 +189,21 @@ def _against(first, second_curve) -> str:
     ss, name = second_curve.summary, second_curve.system
     if first.unreliable or ss.unreliable:
         return f"; {name}'s is {ss.text}{ss.mark} (no ratio drawn from an unreliable figure)"
-    first_bound, second_bound = first.status == "unbracketed", ss.status == "unbracketed"
-    if first_bound and second_bound:
+    which = units.ratio_bound(ss.status == "unbracketed", first.status == "unbracketed")
+    if which is None:
         return f"; {name}'s is {ss.text} (both upper bounds: no ratio)"
-    # A bound on the smaller makes B/A a lower bound, a bound on the larger an upper one.
-    which = "at least " if first_bound else "at most " if second_bound else ""
-    apart = "" if differ(first, ss) else " (their intervals overlap: not told apart)"
+    apart = "" if differ(first, ss) else " (their intervals in this campaign overlap: not told apart)"
     return f", {which}{ss.seconds / first.seconds:.2f}x below {name}'s {ss.text}{apart}"
 
 
 def differ(a, b) -> bool:
-    """Whether two METGs are told apart: their 95% intervals do not overlap (a METG without an
+    """Whether two METGs of one campaign are told apart: their 95% intervals in this campaign
+    (campaign_interval: the drift between campaigns moves both) do not overlap (a METG without an
     interval is told apart from nothing)."""
-    if None in (a.low, a.high, b.low, b.high):
+    (al, ah), (bl, bh) = a.campaign_interval, b.campaign_interval
+    if None in (al, ah, bl, bh):
         return False
-    return a.high < b.low or b.high < a.low
+    return ah < bl or bh < al
 
 
 def _floor(analysis) -> dict:

@@ -1,8 +1,6 @@
-"""The report: figures as PNG and SVG files, and one self-contained HTML page (figures inlined as
-base64 PNG) with the METG tables, the failures and the machine's provenance.
-
-The page reads top down: the answer first (the newest METG campaign's in one sentence, with its
-METG bars and their interval whiskers); then the measured METG campaigns of no study, each with
+"""The report page, written top down (the package's docstring says what the report is): the
+answer first (the newest METG campaign's in one sentence, with its METG bars and their interval
+whiskers); then the measured METG campaigns of no study, each with
 its table (notes as numbered footnotes), several of them summarized in one table and the older
 ones folded; the simulated campaigns apart, labelled SIMULATED, with their METG vs nodes beside
 the published curve; the `taskbench check` runs and their verdicts (their pilot sweeps with them,

@@ -42,7 +42,7 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
     cluster description (--hosts), the study's runs over 1..N of its hosts, the MPI systems'
     ranks started by `launcher` (mpirun or srun; None: the registry's)."""
     if cluster is not None and study.hosts_grid is None:
-        from taskbench.studies.catalog import PRESETS  # the catalog imports this module
+        from taskbench.studies.catalog import PRESETS  # only this refusal needs every preset
         across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
         raise UserError(f"--hosts: study {study.name} runs on this machine only (across hosts: "
                         f"{', '.join(across) or 'none'})", EXIT_USAGE)

@@ -50,7 +50,7 @@ class MetgStudy:
     published: Callable | None = None
     kind: str = field(default="metg", init=False)
 
-    # The report's study section (report_studies.py) asks every preset for these three.
+    # The report's study section (report/study_sections.py) asks every preset for these three.
     def table(self, result, figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
         from taskbench.studies import metg_results
         return metg_results.table(result, self.parameter, figures)

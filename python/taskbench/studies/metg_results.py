@@ -17,11 +17,13 @@ class MetgCell:
     high: float | None = None
     why_not: str = ""
     unreliable: str = ""  # why the figure is noise rather than a result (measure/reliability.py); "" if it is one
+    bound: bool = False  # still efficient at the smallest size swept: an upper bound
 
     @property
     def text(self) -> str:
-        """"352 ns (341-366)": the METG with its 95% interval."""
-        return units.seconds_interval(self.seconds, self.low, self.high)
+        """"352 ns (341-366)": the METG with its 95% interval, " or less" where it is a bound
+        (units.metg, the formatter of every command)."""
+        return units.metg(self.seconds, self.low, self.high, bound=self.bound)
 
     @property
     def mark(self) -> str:
@@ -71,7 +73,8 @@ class MetgStudyResult:
             summary = curve.summary
             unreliable = "; ".join(summary.unreliable)
             if summary.seconds is not None:
-                return MetgCell(summary.seconds, summary.low, summary.high, unreliable=unreliable)
+                return MetgCell(summary.seconds, summary.low, summary.high, unreliable=unreliable,
+                                bound=summary.status == "unbracketed")
             if not any(r["system"] == system for r in analysis.runs):
                 return MetgCell(None, why_not="not run yet")
             best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
@@ -136,6 +139,8 @@ def ratio_findings(result: MetgStudyResult, parameter: str) -> list[str]:
         if unsure and not result.allow_unreliable:
             lines += [c.refusal(system, where, "ratio") for c, where in unsure]
             continue
+        which = units.ratio_bound(b.bound, a.bound)
+        grows = "both upper bounds: no ratio" if which is None else f"{which}{b.seconds / a.seconds:.3g}x"
         lines.append(f"{system}: METG {a.text}{a.mark} at {parameter} {first}, "
-                     f"{b.text}{b.mark} at {last} ({b.seconds / a.seconds:.3g}x)")
+                     f"{b.text}{b.mark} at {last} ({grows})")
     return lines
