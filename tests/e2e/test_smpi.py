@@ -154,6 +154,38 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
     assert nodes == {2}
 
 
+def test_a_simulated_sweep_bisects_from_the_previous_node_counts_crossing(tmp_path):
+    """The bisection (measure/sweep_bisect.py) ends between the adaptive plan's two sizes, so the
+    METG is the adaptive plan's to the last bit, from fewer runs; the 2-node campaign stores the
+    1-node crossing as its seed and probes the seed's size right after the peak."""
+    binary("mpi_p2p_smpi")
+    for plan in ("adaptive", "bisect"):
+        out = taskbench("-q", "metg", "mpi_p2p", "--simulate", "small", "--nodes", "1,2", "--steps", "20",
+                        "--campaign", plan, "--plan", plan, tmp_path=tmp_path)
+        assert out.returncode == 0, out.stdout + out.stderr
+    import sqlite3
+    con = sqlite3.connect(tmp_path / "t.db")
+
+    def stored(name):
+        params, results = con.execute("SELECT params, results FROM campaigns WHERE name=?", (name,)).fetchone()
+        runs = [row[0] for row in con.execute("SELECT iter FROM runs WHERE campaign=? ORDER BY id", (name,))]
+        return json.loads(params), json.loads(results)["systems"]["mpi_p2p_smpi"], runs
+
+    for nodes in ("1n", "2n"):
+        _, adaptive, adaptive_runs = stored(f"adaptive-{nodes}")
+        params, bisect, runs = stored(f"bisect-{nodes}")
+        assert params["plan"] == "bisect"
+        assert bisect["metg_seconds"] == adaptive["metg_seconds"]
+        assert bisect["deciding_iters"] == adaptive["deciding_iters"]
+        assert len(runs) < len(adaptive_runs), (runs, adaptive_runs)
+    _, first, _ = stored("bisect-1n")
+    params, second, runs = stored("bisect-2n")
+    seed = params["seeds"]["mpi_p2p_smpi"]
+    above, below = first["deciding_iters"]
+    assert below < seed < above  # where the 1-node METG crossed
+    assert runs[1] == above  # the grid's size at or above the seed, probed right after the peak
+
+
 def test_a_measured_system_is_refused_on_a_simulated_platform_with_what_to_run(tmp_path):
     binary("mpi_p2p_smpi")  # without it, the harness says it is not available instead
     out = taskbench("run", "serial", "--simulate", "small", tmp_path=tmp_path)

@@ -30,6 +30,7 @@ from taskbench.measure.analysis import results_record
 from taskbench.measure.kernels import kernel_info
 from taskbench.measure.metg import METG_METHODS
 from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep_bisect import PLAN as BISECT
 from taskbench.reference import published
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
@@ -47,6 +48,7 @@ OUTPUT_FLAGS = {"-json": "every run's report is stored (`taskbench export --json
                           "(leave out --no-trace)",
                 "-v": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)",
                 "-vv": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)"}
+PLANS = ("adaptive", BISECT)  # SweepParams.plan
 BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
 
 
@@ -72,6 +74,10 @@ def add_parser(subparsers, common):
                    help="runs of a size near the threshold per repetition; the fastest counts (3; simulated: 1)")
     p.add_argument("--start-iter", type=positive_int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
     p.add_argument("--refine", type=count, default=3, help="sizes added inside each bracketing step (3)")
+    p.add_argument("--plan", choices=PLANS,
+                   help="how the sizes are chosen: adaptive (coarse steps, refinement and tries against noise) or "
+                        "bisect (towards the crossing, seeded from the previous node count's; deterministic runs "
+                        "only) (adaptive; simulated: bisect)")
     p.add_argument("--max-interval", type=percentage, default=10.0,
                    help="mark a METG unreliable when its 95%% interval's half-width exceeds this percent of it (10)")
     p.add_argument("--target-interval", type=percentage_or_zero,
@@ -143,7 +149,11 @@ def _params(args, ctx) -> SweepParams:
     hosts = None if cluster is None else campaign.hosts_params(cluster)
     simulation = getattr(args, "simulation", None)  # metg_simulated.py: one node count's
     cores = cluster.cores if cluster is not None else provenance.available_cores()
-    once = simulation is not None  # deterministic: a repetition, a try, no added repetitions
+    once = simulation is not None  # deterministic: a repetition, a try, no added repetitions, a bisection
+    plan = args.plan or (BISECT if once else "adaptive")
+    if plan == BISECT and not once:
+        raise UserError("--plan bisect: only for deterministic runs (--simulate): a measured run's noise would "
+                        "send a bisection the wrong way at the first disturbed run", EXIT_USAGE)
     return SweepParams(
         systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel,
         steps=args.steps, width=args.width or (simulation.cores if once else cores), radix=args.radix,
@@ -155,7 +165,8 @@ def _params(args, ctx) -> SweepParams:
         max_interval=args.max_interval / 100,
         target_interval=(args.target_interval if args.target_interval is not None else 0.0 if once else 5.0) / 100,
         interval_budget=args.interval_budget, hosts=hosts, metg_method=args.metg_method,
-        simulation=simulation.params() if simulation is not None else None)
+        simulation=simulation.params() if simulation is not None else None,
+        plan=plan, seeds=getattr(args, "seeds", None) or {})
 
 
 def main(args, ctx) -> int:

@@ -4,8 +4,9 @@ SimGrid build (docs/simulation.md); then METG against nodes, beside the paper's 
 figure of the system's paper row where it has one (`--reference sc20`: also in the report).
 
 Simulated runs are deterministic, so a campaign makes one repetition and one try of each size
-unless told otherwise; its campaigns are stored as simulated (their machine is the platform's),
-named for the platform and node count, and never ranked with measured ones."""
+unless told otherwise, and bisects towards the crossing (measure/sweep_bisect.py), starting where
+the previous node count's METG crossed; its campaigns are stored as simulated (their machine is
+the platform's), named for the platform and node count, and never ranked with measured ones."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from taskbench import report, units
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.launch import smpirun
 from taskbench.measure import campaign
+from taskbench.measure.sweep_bisect import crossing_iter
 from taskbench.reference import published
 from taskbench.launch.simulated_platform import Simulation, find
 
@@ -58,11 +60,12 @@ def main(args, ctx, sweep_one) -> int:
     if args.html:
         report.check_html_path(args.html, ctx.console)
     args.systems = simulated_systems(ctx.registry, args.systems)
-    status, results = EXIT_OK, []
+    status, results, seeds = EXIT_OK, [], {}
     node_counts = args.nodes or [1]
     for nodes in node_counts:
         one = argparse.Namespace(**vars(args))
         one.simulation, one.trace = Simulation(platform, nodes), False  # a trace's times would be this machine's
+        one.seeds = seeds  # where the bisection looks first: the previous node count's crossings
         one.campaign = (f"{args.campaign}-{nodes}n" if args.campaign else
                         campaign.new_name(ctx.store, "metg", "sim", platform.name, f"{nodes}n", args.pattern, args.kernel))
         one.resume = one.campaign if ctx.store.has_campaign(one.campaign) else None
@@ -73,12 +76,27 @@ def main(args, ctx, sweep_one) -> int:
         ctx.console.note(f"simulated in {units.seconds(wall)} of wall time")
         status = max(status, one_status)
         results.append((nodes, analysis, wall))
+        seeds = crossings(analysis)
     _show_against_nodes(ctx, platform.name, results, args.reference)
     if args.html:
         written = report.write_report(ctx.store, args.html, [a.name for _, a, _ in results], ctx.console,
                                       reference_nodes=node_counts if args.reference else None)
         ctx.console.note(f"report: {written}")
     return status
+
+
+def crossings(analysis) -> dict[str, float]:
+    """{system: the -iter where its METG crossed the threshold}, for the systems that have one
+    (an upper bound or no METG seeds nothing: the next bisection halves the whole grid)."""
+    found = {}
+    for system, curve in analysis.curves.items():
+        s = curve.summary
+        if s.status == "found" and s.seconds:
+            points = [p for reps in curve.reps.values() for p in reps]
+            at = crossing_iter(points, s.seconds, analysis.params.threshold)
+            if at is not None:
+                found[system] = at
+    return found
 
 
 def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> None:

@@ -21,6 +21,14 @@ LAUNCHER = "smpirun"
 # SimGrid's lines below errors off: a rank that ends the run (a bad flag: exit 2) makes it warn
 # "Process called exit when leaving", which is no news beside the system's own line.
 QUIET = ["-quiet", "--log=root.thresh:error"]
+# Memory mappings a simulated rank takes in smpirun's one process: 5 for its copy of the program
+# (dlopen'ed segments) and 2 for its stack and guard page (counted in /proc/PID/maps at 2048
+# ranks: 14,511 in all). Past the kernel's vm.max_map_count (65,530 by default: about 9,000
+# ranks, 290 cori nodes) a rank's dlopen fails and smpirun aborts with a misleading "Did you
+# compile the program with a SMPI-specific compiler?".
+MAPS_PER_RANK = 7
+MAPS_BESIDE_RANKS = 1000  # SimGrid's, the libraries' and the heap's own
+MAX_MAP_COUNT = Path("/proc/sys/vm/max_map_count")
 
 
 def why_not_here(system) -> str:
@@ -40,6 +48,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if ranks > simulation.cores:
         raise UserError(f"--ranks {ranks}: {simulation.nodes} node(s) of platform {simulation.platform.name} have "
                         f"{simulation.cores} cores, a rank each at most", EXIT_USAGE)
+    _check_map_count(ranks)
     # The run's folder (runner.run_once) holds the hostfile and the program's copies; a plan made
     # outside a run (a system's -h) gets one of its own, removed when the harness exits.
     folder = options.run_dir
@@ -59,3 +68,23 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     # run's own folder, another each run).
     env = dict(merged_env(set_env), TMPDIR=str(folder))
     return LaunchPlan(argv, env, set_env, ranks, None, shell_status=True)
+
+
+def _check_map_count(ranks: int) -> None:
+    """Refuse, with what to do, a run whose ranks need more memory mappings than the kernel allows
+    one process (MAPS_PER_RANK), instead of smpirun's abort halfway through loading them."""
+    try:
+        limit = int(MAX_MAP_COUNT.read_text())
+    except (OSError, ValueError):
+        return  # not Linux, or not readable: smpirun will say what it says
+    needed = ranks * MAPS_PER_RANK + MAPS_BESIDE_RANKS
+    if needed > limit:
+        raise UserError(f"{ranks} simulated ranks need about {needed:,} memory mappings in smpirun's one process "
+                        f"({MAPS_PER_RANK} a rank), above this machine's vm.max_map_count ({limit:,}): raise it "
+                        f"(as root: sysctl -w vm.max_map_count={_round_up(needed)}) or simulate fewer nodes",
+                        EXIT_USAGE)
+
+
+def _round_up(count: int) -> int:
+    """The next power of two: a round figure to set, with room for a larger run."""
+    return 1 << (count - 1).bit_length()

@@ -20,6 +20,7 @@ from taskbench.measure import analysis_cache, placement, rerun, settle
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep import SweepParams, run_key
+from taskbench.measure.sweep_bisect import PLAN as BISECT, Bisection, expected_runs
 from taskbench.measure.sweep_plan import Planner
 from taskbench.measure.traces import is_trace_run
 from taskbench.launch.simulated_platform import Simulation
@@ -258,7 +259,9 @@ def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
 def usual_runs(params: SweepParams) -> int:
     """The runs of a sweep of the usual shape (sweep_plan.py), before any has run here: per system,
     six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
-    and repetitions of those two sizes added up to settle.MIN_REPS."""
+    and repetitions of those two sizes added up to settle.MIN_REPS; a bisection's, its own."""
+    if params.plan == BISECT:
+        return expected_runs(params)
     sizes = 6 + params.refine_points
     tries = 2 * params.reps * (params.tries - 1)
     added = max(0, settle.MIN_REPS - params.reps) * 2 * params.tries if params.target_interval > 0 else 0
@@ -286,7 +289,8 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     campaign = store.campaign(name)
     systems = {n: registry.require_available(n) for n in params.systems}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    planner = Planner(params, peaks, name, drift_of(store, campaign, params))
+    plan = Bisection if params.plan == BISECT else Planner
+    planner = plan(params, peaks, name, drift_of(store, campaign, params))
     stats = ExecutionStats()
     probes = Probes(store, registry.layout, name, params, console)
     if campaign["status"] == "done":  # it keeps the latency measured while it ran

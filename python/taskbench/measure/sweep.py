@@ -47,9 +47,15 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
-    # --simulate and --nodes: the simulated platform the runs are on (simulate/platform.py's
+    # --simulate and --nodes: the simulated platform the runs are on (launch/simulated_platform.py's
     # Simulation.params: its file, the file's hash, the node count); None: real cores.
     simulation: dict | None = None
+    # Which plan picks the sizes: "adaptive" (sweep_plan.py, against a noisy machine) or "bisect"
+    # (sweep_bisect.py: deterministic runs, a simulated campaign's), and where the bisection
+    # looks first, {system: -iter} (the previous node count's crossing). Stored, so that a
+    # resumed campaign replays the same plan; a campaign stored before them is "adaptive".
+    plan: str = "adaptive"
+    seeds: dict = field(default_factory=dict)
     # How the reported METG is read from the runs (metg.METG_METHODS, measure/estimate.py); "paper"
     # compares a figure with a published one on the same definition. The sweep itself is the same.
     metg_method: str = "fit"

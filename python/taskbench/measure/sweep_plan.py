@@ -278,19 +278,10 @@ class Planner:
     def _refinement(self, system: str) -> list[int]:
         """Sizes inside each step that brackets the threshold in some repetition and is still
         coarser than a refined step."""
-        p = self.params
-        finest = (p.factor ** (1 / (p.refine_points + 1))) * 1.01
         sizes = self._sizes(system)
         extra = set()
         for hi, lo in self._brackets(system, sizes):
-            if hi / lo <= finest:
-                continue
-            # As many points as make the step as fine as a refined coarse step.
-            n = max(1, round(math.log(hi / lo) / math.log(p.factor) * (p.refine_points + 1))) - 1
-            for j in range(1, n + 1):
-                it = round(math.exp(math.log(hi) + j / (n + 1) * (math.log(lo) - math.log(hi))))
-                if lo < it < hi and it not in sizes:
-                    extra.add(it)
+            extra.update(it for it in refined_sizes(hi, lo, self.params) if it not in sizes)
         return sorted(extra, reverse=True)
 
     def _curve(self, system: str, rep: int) -> list[CurvePoint]:
@@ -356,6 +347,18 @@ class Planner:
                 chosen += [u for u in near if self._give_tries(u, self.attempts(u) + p.tries)]
             units.update((u[1], u[2]) for u in chosen)
         return sorted(units, key=lambda u: (u[1], -u[0]))
+
+
+def refined_sizes(hi: int, lo: int, params: SweepParams) -> list[int]:
+    """The sizes a polish round runs inside the step hi > lo (decreasing; none where the step is
+    already as fine as a refined coarse step): as many as make it that fine, evenly spaced in
+    log(-iter). sweep_bisect.py searches the same sizes, so both plans cross between the same two."""
+    finest = (params.factor ** (1 / (params.refine_points + 1))) * 1.01
+    if hi / lo <= finest:
+        return []
+    n = max(1, round(math.log(hi / lo) / math.log(params.factor) * (params.refine_points + 1))) - 1
+    inside = (round(math.exp(math.log(hi) + j / (n + 1) * (math.log(lo) - math.log(hi)))) for j in range(1, n + 1))
+    return sorted({it for it in inside if lo < it < hi}, reverse=True)
 
 
 def _longest(runs: list[dict]) -> float:
