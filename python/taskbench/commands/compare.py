@@ -73,7 +73,7 @@ def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tup
         if ca and cb and ca.summary.seconds and cb.summary.seconds:
             numbers = list(ratio_range(ca.summary, cb.summary))
             ratio, apart = ratio_text(*numbers)
-            which = units.ratio_bound(cb.summary.status == "unbracketed", ca.summary.status == "unbracketed")
+            which = units.ratio_bound(cb.summary.bound, ca.summary.bound)
             if which is None:
                 ratio, apart, numbers = "both upper bounds: no ratio", "—", [None] * 3
             elif which:

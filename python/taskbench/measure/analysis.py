@@ -198,11 +198,10 @@ def for_rerun(analysis: CampaignAnalysis, campaigns: list[dict]) -> None:
         s = curve.summary
         s.within_low, s.within_high = s.low, s.high
         s.drift = rerun.with_prior(rerun.drift(found, rerun.configuration(c["params"], system)))
-        # Without its own interval (one repetition), or with a side of it the data cannot place,
-        # a figure's within error is unknown: a rerun interval from the drift alone would claim a
-        # precision nothing measured.
-        if (s.seconds is not None and s.status == "found" and s.low is not None and s.high is not None
-                and not units.unbounded(s.low, s.high)):
+        # Without its own interval (one repetition) a figure's within error is unknown: a rerun
+        # interval from the drift alone would claim a precision nothing measured (and one with a
+        # side it cannot place stays as it is: rerun_interval).
+        if s.seconds is not None and s.status == "found" and s.low is not None and s.high is not None:
             s.low, s.high = rerun.rerun_interval(s.seconds, s.low, s.high, s.drift)
 
 

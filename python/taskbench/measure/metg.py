@@ -129,6 +129,11 @@ class MetgSummary:
         return not self.unreliable
 
     @property
+    def bound(self) -> bool:
+        """Still efficient at the smallest size swept: the METG is an upper bound ("or less")."""
+        return self.status == "unbracketed"
+
+    @property
     def campaign_interval(self) -> tuple[float | None, float | None]:
         """This campaign's own 95% interval, the one to weigh two systems of this campaign with:
         their runs were interleaved in the same minutes, so the machine's drift between
@@ -146,7 +151,7 @@ class MetgSummary:
     def text(self) -> str:
         """"352 ns (341-366)", or "352 ns" without an interval, or "no METG" (units.metg, the one
         formatter of every command's METG)."""
-        return units.metg(self.seconds, self.low, self.high, bound=self.status == "unbracketed")
+        return units.metg(self.seconds, self.low, self.high, bound=self.bound)
 
     @property
     def half_width_text(self) -> str:

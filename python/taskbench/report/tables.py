@@ -180,7 +180,7 @@ UNRELIABLE_ANSWER = "That figure is unreliable"
 
 def _at_most(summary) -> str:
     """"at most " before a ratio over this METG where it is an upper bound, else ""."""
-    return "at most " if summary.status == "unbracketed" else ""
+    return units.ratio_bound(summary.bound, False)
 
 
 def _against(first, second_curve) -> str:
@@ -189,7 +189,7 @@ def _against(first, second_curve) -> str:
     ss, name = second_curve.summary, second_curve.system
     if first.unreliable or ss.unreliable:
         return f"; {name}'s is {ss.text}{ss.mark} (no ratio drawn from an unreliable figure)"
-    which = units.ratio_bound(ss.status == "unbracketed", first.status == "unbracketed")
+    which = units.ratio_bound(ss.bound, first.bound)
     if which is None:
         return f"; {name}'s is {ss.text} (both upper bounds: no ratio)"
     apart = "" if differ(first, ss) else " (their intervals in this campaign overlap: not told apart)"

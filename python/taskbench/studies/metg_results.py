@@ -74,7 +74,7 @@ class MetgStudyResult:
             unreliable = "; ".join(summary.unreliable)
             if summary.seconds is not None:
                 return MetgCell(summary.seconds, summary.low, summary.high, unreliable=unreliable,
-                                bound=summary.status == "unbracketed")
+                                bound=summary.bound)
             if not any(r["system"] == system for r in analysis.runs):
                 return MetgCell(None, why_not="not run yet")
             best = max((p.efficiency for pts in curve.reps.values() for p in pts if p.ok), default=None)
