@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PLATFORMS = ROOT / "python" / "taskbench" / "launch" / "platforms"
+PLATFORMS = ROOT / "python" / "taskbench" / "hosts" / "platforms"
 OVERHEAD = re.compile(r'(<prop id="smpi/o[sr]" value=")0:([0-9.eE+-]+):0(")')
 
 

@@ -7,7 +7,7 @@ no rank ever ends by itself) is started, and once its ranks run:
   mpirun SIGTERM       the launcher is SIGTERMed
   harness SIGKILL, tie only
                        a stand-in harness started the launcher tied to itself
-                       (PR_SET_PDEATHSIG = SIGTERM, taskbench/launch/tied.py) and is SIGKILLed
+                       (PR_SET_PDEATHSIG = SIGTERM, taskbench/process/tied.py) and is SIGKILLed
   harness SIGKILL, taskbench
                        a stand-in harness runs the job with taskbench's run_once (tie and
                        guard) and is SIGKILLed
@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
-from taskbench.launch import leftovers  # noqa: E402
+from taskbench.process import leftovers  # noqa: E402
 from taskbench.launch import LaunchOptions, plan  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
 from taskbench.registry.locations import find_layout  # noqa: E402
@@ -80,7 +80,7 @@ def trial(system, scenario: str) -> Trial:
         victim = launcher
     elif scenario == "harness SIGKILL, tie only":
         victim = _stand_in(textwrap.dedent(f"""
-            from taskbench.launch import tied
+            from taskbench.process import tied
             tied.popen({launch.argv!r}, signal.SIGTERM, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, start_new_session=True)
             print("started", flush=True)

@@ -113,7 +113,7 @@ def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: st
         "the one with a bad status among Hydra's per-rank statuses (`-print-all-exitcodes`), or, "
         "when several look bad, the one that ended first: each rank keeps a connection to the "
         "harness's socket (`TASKBENCH_RANK_WATCH`) open until it dies "
-        "(`python/taskbench/launch/rank_watch.py`).",
+        "(`python/taskbench/process/rank_watch.py`).",
         "",
         "## When the launcher or the harness dies",
         "",
@@ -133,12 +133,12 @@ def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: st
         "",
         "- *mpirun SIGKILL / SIGTERM*: the launcher itself is signalled. *harness SIGKILL, tie only*: "
         "a stand-in harness started the launcher with `PR_SET_PDEATHSIG` = SIGTERM "
-        "(`python/taskbench/launch/tied.py`) and is SIGKILLed. *harness SIGKILL, taskbench*: a stand-in "
+        "(`python/taskbench/process/tied.py`) and is SIGKILLed. *harness SIGKILL, taskbench*: a stand-in "
         "harness runs the job through `run_once` (the tie plus the guard) and is SIGKILLed.",
         "- The tie reaches only the harness's direct child. As the first three columns show, Open "
         "MPI's ranks outlive a dying mpirun by a second or more whichever way it goes (SIGKILLed, "
         "it leaves them to notice and exit by themselves; SIGTERMed, it waits before it SIGTERMs "
-        "them), which is why the harness also starts a guard (`python/taskbench/launch/guard.py`): a process in a session of its own that "
+        "them), which is why the harness also starts a guard (`python/taskbench/process/guard.py`): a process in a session of its own that "
         "reads a pipe from the harness and, at EOF (the harness ended, however), SIGKILLs every "
         "process carrying the harness's marker (`TASKBENCH_HARNESS_MARK`). Hydra's proxy kills its "
         "ranks at once when mpiexec goes.",

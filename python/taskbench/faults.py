@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from taskbench.launch import leftovers
+from taskbench.process import leftovers
 from taskbench.registry import gpu, resolve
 
 # A 4-wide tree of 4 rows. On the MPI systems' 2 ranks, rank 0 owns columns 0-1 and rank 1

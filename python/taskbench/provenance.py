@@ -73,7 +73,7 @@ def machine_id(info: dict | None = None) -> str:
 
 
 def cluster_id(hosts: list[dict] | tuple[dict, ...]) -> str:
-    """The machine key of runs across a cluster description's hosts (host_facts.described): a
+    """The machine key of runs across a cluster description's hosts (hosts/facts.py's described): a
     peak measured with every one of these hosts busy is theirs alone, never this machine's."""
     return "hosts:" + ",".join(f"{h['name']}|{h.get('cpu_model', '?')}|{h['cores']}" for h in hosts)
 

@@ -62,7 +62,7 @@ def launch() -> None:
     if cluster is None:
         sys.exit(run_reaping_orphans([*argv, "++local", "++useip", "127.0.0.1", *program]))
     from nodes import charmrun_options
-    from taskbench.launch.hosts_file import HOSTS_VARIABLE
+    from taskbench.hosts.description import HOSTS_VARIABLE
     os.environ[HOSTS_VARIABLE] = str(cluster.path)  # where the host agent reads the description
     # Beside the description, on the file system the hosts share, and charmrun's working folder:
     # as srun's mpiexec it writes the script its PEs run there (charmrun.PID), which goes with it.
@@ -74,7 +74,7 @@ def launch() -> None:
 
 def hosts_of(description: str):
     from taskbench.errors import UserError
-    from taskbench.launch.hosts_file import read_cluster
+    from taskbench.hosts.description import read_cluster
     try:
         return read_cluster(Path(description))
     except UserError as error:

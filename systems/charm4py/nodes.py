@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from taskbench.launch.hosts_file import Cluster
-from taskbench.launch.slurm_hosts import is_allocation
+from taskbench.hosts.description import Cluster
+from taskbench.hosts.slurm import is_allocation
 
 
 def charmrun_options(cluster: Cluster, folder: Path) -> list[str]:
@@ -24,5 +24,5 @@ def charmrun_options(cluster: Cluster, folder: Path) -> list[str]:
     # charmrun places node k on entry k (mod the list's length): the PEs spread over the hosts first.
     nodelist.write_text("group main\n" + "".join(f" host {h.address}\n" for h in cluster.slots()))
     # charmrun splits the remote shell into words, as Open MPI does its rsh agent.
-    return ["++nodelist", str(nodelist), "++remote-shell", f"{sys.executable} -m taskbench.launch.host_agent",
+    return ["++nodelist", str(nodelist), "++remote-shell", f"{sys.executable} -m taskbench.hosts.agent",
             *callback]

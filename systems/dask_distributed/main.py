@@ -4,7 +4,7 @@ region and handed to a Dask distributed scheduler whole (one Client.get for the 
 every task's output.
 
 Alone (`-workers N -threads T`) it starts a scheduler and N worker processes on 127.0.0.1
-(taskbench.launch.dask_cluster) and stops them after the run; with `-scheduler ADDRESS` it
+(taskbench.clusters.dask) and stops them after the run; with `-scheduler ADDRESS` it
 attaches to a running cluster, started by the harness or by its user, and waits for `-workers`
 of its workers. A worker that leaves the cluster during the run ends it as a failure."""
 import json
@@ -18,7 +18,7 @@ from taskbench.engine.app import (MAX_WORKERS, App, Flag, Tally, available_cores
 from taskbench._core import tracing
 from taskbench.engine.dask_graph import check_leaves, task_graph
 from taskbench.engine.dask_workers import Departures, prepare_workers, results_held, take_notes
-from taskbench.launch.dask_cluster import Cluster, ClusterError
+from taskbench.clusters.dask import ClusterError, DaskCluster
 
 CONNECT_SECONDS = 120  # a loaded 2-core machine starting N interpreters that import distributed
 
@@ -91,7 +91,7 @@ def main() -> None:
     with ExitStack() as stack:
         cluster = None
         if not address:
-            cluster = stack.enter_context(Cluster(workers, app.flag("-threads", 1)))
+            cluster = stack.enter_context(DaskCluster(workers, app.flag("-threads", 1)))
             try:
                 address = cluster.start()
             except ClusterError as exc:

@@ -1,7 +1,7 @@
 """ray: every task a Ray task, submitted at once for the whole run, each with the object
 references of its producers' outputs as arguments, so Ray resolves the dependencies and moves
 the outputs itself. Local (ray.init with -worker N CPUs on 127.0.0.1) or attached to a running
-cluster (-address ADDRESS), such as the one the harness starts across hosts (launch/ray_cluster.py).
+cluster (-address ADDRESS), such as the one the harness starts across hosts (clusters/ray.py).
 Each task's note says the host it ran on: the report's "hosts"."""
 import json
 import logging

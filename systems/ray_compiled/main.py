@@ -2,7 +2,7 @@
 method calls (one actor per worker, columns homed in contiguous blocks), compiled once before
 the timed region (experimental_compile) and replayed over Ray's shared-memory channels until
 every row ran. Local Ray instance on 127.0.0.1 with -worker N CPUs, one actor each, or a running
-cluster (-address ADDRESS, such as the one the harness starts across hosts: launch/ray_cluster.py) with
+cluster (-address ADDRESS, such as the one the harness starts across hosts: clusters/ray.py) with
 one actor per CPU of its nodes. Each actor's note says its host: the report's "hosts"."""
 import gc
 import json

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from taskbench.launch.leftovers import describe
+from taskbench.process.leftovers import describe
 
 # Here, not in conftest.py: a test module that imports `conftest` may get another folder's.
 REPO = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from cluster_helpers import REPO, SCRIPT
 
 sys.path.insert(0, str(REPO / "tests" / "harness"))
 from listening_sockets import descendants, is_loopback, listeners  # noqa: E402
-from taskbench.launch import leftovers  # noqa: E402
+from taskbench.process import leftovers  # noqa: E402
 
 PROBE = "TASKBENCH_TEST_CLUSTER_LISTENING_PROBE"
 

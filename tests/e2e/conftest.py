@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from systems import PROBE, ROOT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench.launch import leftovers  # noqa: E402
+from taskbench.process import leftovers  # noqa: E402
 
 # Every process a test starts inherits this, so that its probe stays readable in /proc after
 # the process sets its title (leftovers.KEEP_ENVIRON): else "nothing left" would pass unseen.

@@ -94,12 +94,12 @@ def test_a_hung_task_is_stopped_by_the_harness_timeout(probe, tmp_path):
 
 def test_attached_to_a_cluster_started_elsewhere(probe, monkeypatch):
     require()
-    from taskbench.launch.dask_cluster import Cluster
+    from taskbench.clusters.dask import DaskCluster
     # The cluster's processes import taskbench._core from the build, and carry the probe.
     monkeypatch.setenv(PROBE, probe)
     monkeypatch.setenv("PYTHONPATH", str(ROOT / "python"))
     monkeypatch.setenv("TASKBENCH_CORE_DIR", str(BUILD / "python" / "taskbench"))
-    with Cluster(2, 1, python=sys.executable) as cluster:
+    with DaskCluster(2, 1, python=sys.executable) as cluster:
         address = cluster.start()
         args = ["-steps", "5", "-width", "3", "-type", "nearest", "-radix", "3", "-output", "4096"]
         got = run(["-scheduler", address, "-workers", "2", *args], probe)
@@ -127,7 +127,7 @@ def test_a_killed_harness_leaves_no_cluster_behind(probe, tmp_path):
     """SIGKILL to the harness in the middle of a run: its guard and the ties end the cluster
     (scheduler, workers, the cluster starter and the system) at once."""
     require()
-    from taskbench.launch import leftovers
+    from taskbench.process import leftovers
     env = {**os.environ, PROBE: probe, "PYTHONPATH": str(ROOT / "python")}
     harness = subprocess.Popen([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "tb.db"), "run",
                                 "--workers", "2", "dask_distributed", "-steps", "100000", "-width", "2"],

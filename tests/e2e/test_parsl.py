@@ -21,7 +21,7 @@ from systems import (BIN, BUILD, CORRUPTED, FAULT_GRAPHS, OTHER_KERNELS, PROBE, 
                      built_systems, every_pattern, serial_totals, totals)
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench.launch import leftovers  # noqa: E402
+from taskbench.process import leftovers  # noqa: E402
 
 SLOW_ARGS = ["-steps", "6", "-width", "4", "-type", "stencil_1d", "-kernel", "busy_wait", "-iter", "100000"]
 

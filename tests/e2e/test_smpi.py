@@ -1,6 +1,6 @@
 """End-to-end tests of the MPI systems on a simulated platform: their SimGrid SMPI builds
 (mpi_p2p_smpi, mpi_bulk_smpi) under smpirun on the test platform `small` (8 nodes of 4 cores,
-python/taskbench/launch/platforms/small.xml), and the harness's --simulate (docs/simulation.md).
+python/taskbench/hosts/platforms/small.xml), and the harness's --simulate (docs/simulation.md).
 
 A simulated run must count what build/bin/serial counts with the same flags (every rank's task
 and validation counts its own: the ranks share one process), give the same simulated time on
@@ -20,7 +20,7 @@ from taskbench.launch.smpirun import QUIET  # noqa: E402  (the harness's smpirun
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("TASKBENCH_BUILD_DIR", ROOT / "build")) / "bin"
-SMALL = ROOT / "python" / "taskbench" / "launch" / "platforms" / "small.xml"
+SMALL = ROOT / "python" / "taskbench" / "hosts" / "platforms" / "small.xml"
 CORES_PER_NODE = 4  # small.xml's
 ENV = {k: v for k, v in os.environ.items() if k != "TASKBENCH_FAULT"}
 TOTALS = ("Total Tasks", "Total Dependencies", "Total FLOPs", "Total Bytes")

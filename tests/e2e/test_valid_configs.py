@@ -36,7 +36,7 @@ from test_mpi import mpi_command
 from valid_lines import ValidLines, graphs
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench.launch import leftovers  # noqa: E402
+from taskbench.process import leftovers  # noqa: E402
 from taskbench.launch.loopback import can_isolate, wrap  # noqa: E402
 
 SEED = int(os.environ.get("TASKBENCH_VALID_SEED", "1"))

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from taskbench.launch import failed_rank_watch
+from taskbench.process import failed_rank_watch
 
 
 def launch(code: str) -> subprocess.Popen:

@@ -1,11 +1,11 @@
-"""The cluster description (launch/hosts_file.py): what a user's file means, and one line for each
+"""The cluster description (hosts/description.py): what a user's file means, and one line for each
 mistake in it, naming the file."""
 from __future__ import annotations
 
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.launch.hosts_file import read_cluster
+from taskbench.hosts.description import read_cluster
 from taskbench.launch.mpirun import across_hosts, hosts_network
 
 

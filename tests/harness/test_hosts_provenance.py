@@ -10,8 +10,8 @@ import pytest
 from harness_helpers import REPO
 from taskbench import provenance
 from taskbench.errors import UserError
-from taskbench.launch import host_facts
-from taskbench.launch.hosts_file import first_hosts, read_cluster
+from taskbench.hosts import facts as host_facts
+from taskbench.hosts.description import first_hosts, read_cluster
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 from taskbench.studies import execute, scaling

@@ -18,21 +18,26 @@ MODULE_LAYERS = {"taskbench": "base", "taskbench.errors": "base", "taskbench.uni
                  "taskbench.console": "base", "taskbench.provenance": "base", "taskbench.paths": "base",
                  "taskbench._core": "core", "taskbench.context": "context",
                  "taskbench.cli": "top", "taskbench.faults": "top", "taskbench.__main__": "top"}
-SUBPACKAGES = ("engine", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report",
+SUBPACKAGES = ("engine", "process", "hosts", "clusters", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report",
                "commands")
-HARNESS = {"base", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report", "context"}
+HARNESS = {"base", "process", "hosts", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report", "context"}
 # What each layer may import (besides the standard library and third-party packages).
 ALLOWED = {
     "base": {"base"},
     # The systems import the engine side in their own (worker) processes: the binding only.
     "engine": {"engine", "core"},
-    "launch": {"base", "launch"},  # systems are passed in: never the registry, never the store
-    "registry": {"base", "registry", "launch"},  # through the launcher table's why_not_here
+    "process": {"base", "process"},
+    "hosts": {"base", "hosts"},
+    # What a starter and a system's own process import: never the launchers (launch/__init__.py
+    # loads them all).
+    "clusters": {"base", "process", "hosts", "clusters"},
+    "launch": {"base", "process", "hosts", "launch"},  # systems are passed in: never the registry, never the store
+    "registry": {"base", "registry", "process", "hosts", "launch"},  # through the launcher table's why_not_here
     "store": {"base", "store"},  # a run's outcome comes in as data: never the runner
     "reference": {"base", "reference"},  # published data, read and reduced: nothing measured here
-    "measure": {"base", "measure", "launch", "registry", "store", "reference"},
+    "measure": {"base", "measure", "process", "hosts", "launch", "registry", "store", "reference"},
     "plots": {"base", "plots", "measure", "registry"},  # a system's colour is a registry fact
-    "studies": {"base", "studies", "measure", "launch", "registry", "store", "plots", "reference"},
+    "studies": {"base", "studies", "measure", "process", "hosts", "launch", "registry", "store", "plots", "reference"},
     "report": {"base", "report", "measure", "store", "plots", "studies", "registry", "reference"},
     "context": {"base", "context", "registry", "store"},
     "commands": HARNESS | {"commands"},
@@ -121,7 +126,7 @@ def import_circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_import_circles():
     # Imports inside functions count: one there only defers the circle to the first call (as
-    # hosts.py's lazy import of slurm_hosts.py, which imported hosts.py, once did).
+    # launch/hosts.py's lazy import of launch/slurm_hosts.py, which imported it, once did).
     graph = {m: imports_of(p, top_level_only=False) & set(MODULES) for m, p in MODULES.items()}
     circle = import_circle(graph)
     assert circle is None, "import circle: " + " -> ".join(circle)
@@ -129,12 +134,12 @@ def test_no_import_circles():
 
 def test_the_check_sees_a_circle_through_an_import_inside_a_function(tmp_path):
     describes, builds = tmp_path / "describes.py", tmp_path / "builds.py"
-    describes.write_text("def cluster_from():\n    from taskbench.launch import slurm_hosts\n")
-    builds.write_text("from taskbench.launch.hosts_file import Cluster\n")
-    graph = {"taskbench.launch.hosts_file": imports_of(describes, top_level_only=False),
-             "taskbench.launch.slurm_hosts": imports_of(builds, top_level_only=False)}
-    assert import_circle(graph) == ["taskbench.launch.hosts_file", "taskbench.launch.slurm_hosts",
-                                    "taskbench.launch.hosts_file"]
+    describes.write_text("def cluster_from():\n    from taskbench.hosts import slurm\n")
+    builds.write_text("from taskbench.hosts.description import Cluster\n")
+    graph = {"taskbench.hosts.description": imports_of(describes, top_level_only=False),
+             "taskbench.hosts.slurm": imports_of(builds, top_level_only=False)}
+    assert import_circle(graph) == ["taskbench.hosts.description", "taskbench.hosts.slurm",
+                                    "taskbench.hosts.description"]
     assert import_circle({"a": {"b"}, "b": set()}) is None
 
 

@@ -84,7 +84,7 @@ def test_the_builds_bin_holds_its_systems_and_libexec_its_helpers():
     status 2 (as a system answers one)."""
     from taskbench.launch.mpirun import HYDRA_AGENT
     from taskbench.launch.plan import HELPER_DIR
-    from taskbench.launch.starter import STARTERS
+    from taskbench.clusters.starter import STARTERS
     from taskbench.registry import Registry
     from taskbench.registry.locations import find_layout
     layout = find_layout()

@@ -21,7 +21,7 @@ import pytest
 
 from harness_helpers import REPO
 from listening_sockets import descendants, listeners
-from taskbench.launch import leftovers
+from taskbench.process import leftovers
 from taskbench.launch import LaunchOptions, plan
 from taskbench.launch.loopback import can_isolate, wrap
 from taskbench.registry import Registry, System

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness_helpers import REPO
-from taskbench.launch import leftovers, tied
+from taskbench.process import leftovers, tied
 
 PROBE = "TASKBENCH_TEST_ORPHAN_PROBE"
 
@@ -21,7 +21,7 @@ def _spawn_parent(marker: str, start_new_session: bool) -> subprocess.Popen:
     code = textwrap.dedent(f"""
         import signal, subprocess, sys, time
         sys.path.insert(0, {str(REPO / 'python')!r})
-        from taskbench.launch import tied
+        from taskbench.process import tied
         tied.popen(["sleep", "60"], signal.SIGKILL, start_new_session={start_new_session})
         print("started", flush=True)
         time.sleep(60)
@@ -84,7 +84,7 @@ def test_the_guard_kills_what_the_harness_started_when_the_harness_dies():
     code = textwrap.dedent(f"""
         import os, subprocess, sys
         sys.path.insert(0, {str(REPO / 'python')!r})
-        from taskbench.launch import guard
+        from taskbench.process import guard
         mark = guard.harness_marker()
         env = dict(os.environ, **{{guard.HARNESS_MARK_VARIABLE: mark}})
         subprocess.Popen(["sleep", "60"], env=env, start_new_session=True,

@@ -1,5 +1,5 @@
 """The rank that ended first is known from the order in which the ranks' connections closed
-(taskbench.launch.rank_watch), whatever the launcher says."""
+(taskbench.process.rank_watch), whatever the launcher says."""
 
 import os
 import signal
@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from taskbench.launch.rank_watch import RankWatch
+from taskbench.process.rank_watch import RankWatch
 
 # A stand-in rank: connects as the core does, says hello, then waits to be killed.
 RANK = """

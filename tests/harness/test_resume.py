@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from harness_helpers import REPO
-from taskbench.launch import guard, leftovers
+from taskbench.process import guard, leftovers
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 

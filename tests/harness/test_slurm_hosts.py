@@ -9,8 +9,8 @@ import stat
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.launch import slurm_hosts
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts import slurm
+from taskbench.hosts.option import cluster_from
 
 SCONTROL = """#!/bin/sh
 case "$1 $2" in
@@ -60,13 +60,13 @@ def test_outside_an_allocation_slurm_is_refused(monkeypatch):
 
 @pytest.mark.parametrize("text, nodes, counts", [("2(x3)", 3, [2, 2, 2]), ("4,2(x2),8", 4, [4, 2, 2, 8]), ("16", 1, [16])])
 def test_cpus_per_node_is_read_as_slurm_writes_it(text, nodes, counts):
-    assert slurm_hosts.cpus_per_node(text, nodes) == counts
+    assert slurm.cpus_per_node(text, nodes) == counts
 
 
 @pytest.mark.parametrize("text, message", [("2(x2)", "names 2 nodes, the allocation has 3"), ("two", "not Slurm's form")])
 def test_a_cpu_count_that_does_not_fit_is_one_line(text, message):
     with pytest.raises(UserError, match=message):
-        slurm_hosts.cpus_per_node(text, 3)
+        slurm.cpus_per_node(text, 3)
 
 
 @pytest.mark.parametrize("said, seconds", [("59:58", 3598), ("1:00:00", 3600), ("2-03:04:05", 183845),
@@ -78,12 +78,12 @@ def test_the_jobs_time_left_is_read_from_squeue(tmp_path, monkeypatch, said, sec
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     monkeypatch.setenv("SLURM_JOB_ID", "77")
     monkeypatch.setenv("SLURM_JOB_NODELIST", "node[1-3]")
-    monkeypatch.setattr(slurm_hosts, "_ends_at", None)
-    left = slurm_hosts.seconds_left()
+    monkeypatch.setattr(slurm, "_ends_at", None)
+    left = slurm.seconds_left()
     assert left == (None if seconds is None else pytest.approx(seconds, abs=1))
 
 
 def test_no_time_limit_outside_a_job(monkeypatch):
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     monkeypatch.delenv("SLURM_JOB_NODELIST", raising=False)
-    assert slurm_hosts.seconds_left() is None
+    assert slurm.seconds_left() is None

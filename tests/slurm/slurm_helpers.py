@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from taskbench.launch.leftovers import describe
+from taskbench.process.leftovers import describe
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "test-cluster.sh"

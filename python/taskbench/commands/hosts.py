@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from taskbench import units
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, UserError
-from taskbench.launch.host_facts import probe
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts.facts import probe
+from taskbench.hosts.option import cluster_from
 from taskbench.launch.launchers import ACROSS_HOSTS
 
 

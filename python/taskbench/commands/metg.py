@@ -23,7 +23,7 @@ from taskbench.commands.options import (add_launch_options, add_simulate_options
                                        simulated_nodes)
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
                               EXIT_USAGE, UserError)
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts.option import cluster_from
 from taskbench.launch.runner import DISTURBED_CORES, run_once
 from taskbench.measure import analysis_cache, campaign, traces
 from taskbench.measure.analysis import results_record

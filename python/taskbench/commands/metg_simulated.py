@@ -19,7 +19,7 @@ from taskbench.launch import smpirun
 from taskbench.measure import campaign
 from taskbench.measure.sweep_bisect import crossing_iter
 from taskbench.reference import published
-from taskbench.launch.simulated_platform import Simulation, find
+from taskbench.hosts.simulated import Simulation, find
 
 # Options that describe real machines, refused with --simulate: what to do instead.
 REAL_ONLY = {"default": "name the systems to simulate", "external": "an external command runs on this machine",

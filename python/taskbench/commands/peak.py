@@ -20,7 +20,7 @@ from taskbench import provenance, units
 from taskbench.commands.options import counted_kernel, positive_float, positive_int
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts.option import cluster_from
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from taskbench import launch, units
 from taskbench.commands.metg_simulated import simulated_systems
-from taskbench.launch.simulated_platform import Simulation, find
+from taskbench.hosts.simulated import Simulation, find
 from taskbench.commands.options import add_launch_options, add_simulate_options, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts.option import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks

@@ -12,7 +12,7 @@ from taskbench.commands.metg import warn_if_noisy
 from taskbench.console import Fit
 from taskbench.commands.options import count, positive_float, positive_int
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.launch.hosts import cluster_from
+from taskbench.hosts.option import cluster_from
 from taskbench.measure import campaign
 from taskbench.measure.analysis import background_load
 from taskbench.studies import execute, metg_execute, metg_results, results

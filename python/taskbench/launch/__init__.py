@@ -1,17 +1,18 @@
 """Launching and running: how a system's run is started, and the runner that executes it.
 
 launchers.py holds the launcher table (LAUNCHERS, one module each: local, mpirun, srun, loopback,
-external, charmrun, smpirun (SimGrid's simulated MPI), and the cluster launchers dask_cluster, spark_cluster, ray_cluster,
-parsl_pools), which the registry entry's `launcher` key picks from; plan.py what every launcher
-shares, cluster_launcher.py what the cluster launchers are built on (their starter, the
-cluster's processes, the run attached to it; starter.py runs a starter). The hosts a run spans:
-hosts.py (the choice), hosts_file.py (the cluster description), slurm_hosts.py (an allocation's).
-The rest runs a plan: runner.py (one run, with a timeout, into a RunOutcome), the process ties
-and guard that leave nothing behind (tied.py, guard.py, leftovers.py), and the MPI rank watch
-(rank_watch.py, diagnosis.py).
+external, charmrun, smpirun (SimGrid's simulated MPI), and the cluster launchers dask, spark, ray
+and parsl_pools), which the registry entry's `launcher` key picks from; plan.py what every
+launcher shares, cluster_launcher.py what the cluster launchers share (their starter and the
+command line around the system's: the clusters themselves are clusters/), mpi_common.py and
+slurm_mpi.py what the MPI launchers share. runner.py runs a plan (one run, with a timeout, into a
+RunOutcome), diagnosis.py names a rank's death from what the MPI launcher said. Where a run goes
+is hosts/; the processes' ties, guard and clean-up are process/.
 
 Systems are passed in as they are (any object with the registry entry's fields): nothing here
-imports the registry.
+imports the registry. Importing a module of this package loads every launcher (below): the
+modules a system's own process needs are in clusters/, hosts/ and process/, which never import
+this package.
 """
 
 from taskbench.launch.launchers import LAUNCHERS, MPI_LAUNCHERS, plan, why_not_here

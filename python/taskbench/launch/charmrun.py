@@ -1,13 +1,13 @@
 """The `charmrun` launcher (charm4py). On this machine alone: the loopback launcher's network
 namespace (charmrun and its PEs listen on every interface whatever they are told). With
 --hosts: charmrun on this machine, its PEs on the hosts (one per core of each, the hosts in
-turn), started through each host's start method (host_agent.py as charmrun's ++remote-shell)."""
+turn), started through each host's start method (hosts/agent.py as charmrun's ++remote-shell)."""
 
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
-from taskbench.launch.hosts_file import HOSTS_VARIABLE
+from taskbench.hosts.description import HOSTS_VARIABLE
 from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, program
 
 ACROSS_HOSTS = True

@@ -12,7 +12,7 @@ the signal for certain. Each launcher names them in its own words:
             the ranks its clean-up killed usually read 0
   Slurm     "srun: error: node1: task 1: Killed"
 For Hydra the rank is the only one with a bad status when there is one; otherwise the rank that
-ended first (rank_watch.py), which its clean-up can precede on a saturated machine (measured:
+ended first (process/rank_watch.py), which its clean-up can precede on a saturated machine (measured:
 8 of 60 launches with two busy loops on the 2-core VM, none of 36 without them).
 """
 
@@ -28,7 +28,7 @@ _HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)
 _HYDRA_STATUSES = re.compile(r"Exit codes: ((?:\[\S+\] [\d,]+ ?)+)")
 _SLURM = re.compile(r"srun: error: (\S+): tasks? (\d+)(?:[-,][\d,-]*)?: (.+)$", re.MULTILINE)
 _LOST_DAEMON = re.compile(r"lost communication with a remote daemon\..*?Remote daemon: *\S+ on node (\S+)", re.DOTALL)
-_AGENT_LOST = re.compile(r"^host_agent: (host .+)$", re.MULTILINE)  # host_agent.py's line
+_AGENT_LOST = re.compile(r"^host_agent: (host .+)$", re.MULTILINE)  # hosts/agent.py's line
 
 
 @dataclass
@@ -79,10 +79,10 @@ def _hydra_rank(text: str, first_to_end: tuple[int, int] | None) -> int | None:
 def lost_host(text: str, cluster=None) -> str | None:
     """Why a run across hosts failed when one of its hosts died (its processes killed, its link
     down), naming the host, or None. Two witnesses: the agent that started the launcher's daemon
-    there (host_agent.py: its start command was killed, or ssh lost the host), and Open MPI 4.1's
+    there (hosts/agent.py: its start command was killed, or ssh lost the host), and Open MPI 4.1's
     report once its daemons were up ("ORTE has lost communication with a remote daemon. ...
     Remote daemon: [[11707,0],2] on node 198.18.0.3"), which names the host as the launcher knows
-    it: `cluster` (hosts_file.py) gives its name."""
+    it: `cluster` (hosts/description.py) gives its name."""
     agent = _AGENT_LOST.search(text)
     if agent:
         return agent[1]

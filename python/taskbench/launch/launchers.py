@@ -1,22 +1,19 @@
 """The launcher table: the registry entry's `launcher` key names a launcher, a module of this
-package (a cluster launcher's named for its starter: `dask` is dask_cluster.py), which has
-`command(system, flags, options)` (the LaunchPlan: command line and environment) and
-`why_not_here(system)` (why it cannot start that system on this machine, "" when it can), and
-ACROSS_HOSTS = True where it can spread a run over a cluster description's hosts (--hosts).
-Adding a launcher is its module and its place in LAUNCHERS."""
+package named for it (`dask` is dask.py), which has `command(system, flags, options)` (the
+LaunchPlan: command line and environment) and `why_not_here(system)` (why it cannot start that
+system on this machine, "" when it can), and ACROSS_HOSTS = True where it can spread a run over a
+cluster description's hosts (--hosts). Adding a launcher is its module and its place in LAUNCHERS."""
 
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import (charmrun, dask_cluster, external, local, loopback, mpirun, parsl_pools, ray_cluster,
-                              smpirun, spark_cluster, srun)
+from taskbench.launch import (charmrun, dask, external, local, loopback, mpirun, parsl_pools, ray, smpirun, spark,
+                              srun)
 from taskbench.launch.plan import LaunchOptions, LaunchPlan
 
-# A launcher's name is its module's, where its code is; a cluster launcher's module is named for
-# its starter program, the name less `_cluster` (dask_cluster.py: the `dask` launcher).
-LAUNCHERS = {module.__name__.rpartition(".")[2].removesuffix("_cluster"): module
-             for module in (local, mpirun, srun, dask_cluster, loopback, spark_cluster, external, parsl_pools,
-                            charmrun, ray_cluster, smpirun)}
+# A launcher's name is its module's, where its code is.
+LAUNCHERS = {module.__name__.rpartition(".")[2]: module
+             for module in (local, mpirun, srun, dask, loopback, spark, external, parsl_pools, charmrun, ray, smpirun)}
 MPI_LAUNCHERS = ("mpirun", "srun")
 # The launchers that can spread a run over a cluster description's hosts (--hosts).
 ACROSS_HOSTS = tuple(name for name, module in LAUNCHERS.items() if getattr(module, "ACROSS_HOSTS", False))
@@ -34,7 +31,7 @@ def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     # The engine that starts an MPI system's ranks is a property of the run (a laptop's mpirun,
     # a cluster's srun), not of the system: --launcher picks it. Other systems keep their own
     # launcher; under --launcher srun they start their processes on the allocation's hosts with
-    # srun steps (the hosts' start method, slurm_hosts.py).
+    # srun steps (the hosts' start method, hosts/slurm.py).
     if options.launcher not in (None, *MPI_LAUNCHERS):
         raise UserError(f"--launcher {options.launcher}: only mpirun or srun", EXIT_USAGE)
     is_mpi = system.launcher in MPI_LAUNCHERS

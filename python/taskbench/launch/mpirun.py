@@ -8,12 +8,12 @@ is loopback (loopback.py) where the harness can make one (as root): Open MPI 4.1
 out-of-band channel, bound to INADDR_ANY in its code) and ranks (the TCP BTL), MPICH 4.0's
 Hydra (its control port) and ranks (UCX) listen beyond loopback whatever they are told
 (`--mca oob_tcp_if_include lo --mca btl_tcp_if_include lo`, `-iface lo`: measured). The ranks
-still meet through shared memory, and reach the harness's Unix socket (rank_watch.py) by its
+still meet through shared memory, and reach the harness's Unix socket (process/rank_watch.py) by its
 file, which no network namespace hides. An entry whose `mpirun_args` name hosts runs outside.
 
-With a cluster description (--hosts, hosts_file.py), Open MPI's mpirun places the ranks on its hosts
+With a cluster description (--hosts, hosts/description.py), Open MPI's mpirun places the ranks on its hosts
 (one per core of each, a hybrid system's one per host), a host after another, starts its
-daemons there through the hosts' own start method (host_agent.py as its remote-shell agent);
+daemons there through the hosts' own start method (hosts/agent.py as its remote-shell agent);
 its daemons and ranks talk over the hosts' addresses only, and the core is told the number of
 hosts (-nodes). MPICH's Hydra does the same with its hosts list (`-hosts ADDRESS:CORES,...`:
 ranks fill a host, then the next) and build/libexec/taskbench/host_agent as its ssh
@@ -30,8 +30,9 @@ import socket
 import sys
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import loopback, slurm_hosts
-from taskbench.launch.hosts_file import HOSTS_VARIABLE, Cluster
+from taskbench.launch import loopback
+from taskbench.hosts import slurm
+from taskbench.hosts.description import HOSTS_VARIABLE, Cluster
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, cluster_layout, find_launcher,
                                          flavour, rank_layout, running_as_root)
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, helper_path, merged_env,
@@ -82,8 +83,8 @@ def across_hosts(cluster: Cluster, threads: int) -> list[str]:
     daemons' and ranks' traffic on the hosts' network."""
     argv = ["--host", ",".join(f"{h.address}:{h.cores}" for h in cluster.hosts),
             "--map-by", f"node:PE={threads}" if threads > 1 else "node",
-            "--mca", "plm_rsh_agent", f"{sys.executable} -m taskbench.launch.host_agent"]
-    if slurm_hosts.is_allocation(cluster):
+            "--mca", "plm_rsh_agent", f"{sys.executable} -m taskbench.hosts.agent"]
+    if slurm.is_allocation(cluster):
         # Inside an allocation Open MPI takes Slurm's own node list and starts its daemons with
         # srun, over --host and the agent ("All nodes which are allocated for this job are
         # already filled", measured): these hosts and the agent are the run's.

@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from taskbench.launch.hosts_file import Cluster
-from taskbench.launch.simulated_platform import Simulation
+from taskbench.hosts.description import Cluster
+from taskbench.hosts.simulated import Simulation
 
 # The build's helper programs (cluster starters, the hosts' remote-shell agent): not systems, so
 # not in bin/ but beside it, in the build and when installed (cmake/TaskbenchPython.cmake).

@@ -20,12 +20,14 @@ from pathlib import Path
 
 from taskbench import provenance
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import (MPI_LAUNCHERS, LaunchOptions, failed_rank_watch, guard, host_facts, leftovers, plan,
-                              slurm_hosts, tied)
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
+from taskbench.process import failed_rank_watch, guard, leftovers, tied
+from taskbench.hosts import facts as host_facts
+from taskbench.hosts import slurm
 from taskbench.launch.diagnosis import lost_host, rank_death, signal_name
 from taskbench.launch.external import missing_summary
-from taskbench.launch.hosts_file import Cluster
-from taskbench.launch.rank_watch import WATCH_VARIABLE, RankWatch
+from taskbench.hosts.description import Cluster
+from taskbench.process.rank_watch import WATCH_VARIABLE, RankWatch
 
 # Exit codes of the systems (docs/spec.md §4, §3).
 SYSTEM_EXIT_BAD_FLAGS = 2
@@ -217,7 +219,7 @@ def _death_signal(is_mpi: bool) -> int:
 def _within_job_limit(timeout: float | None) -> tuple[float | None, str]:
     """The run's timeout, cut short where the Slurm job the harness runs in ends first, with the
     reason a run ended by it is given; "" when the job's limit is not the nearer."""
-    left = slurm_hosts.seconds_left()
+    left = slurm.seconds_left()
     if left is None:
         return timeout, ""
     room = left - JOB_END_MARGIN_SECONDS
@@ -291,7 +293,7 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     start = time.perf_counter()
     try:
         # A session of its own, so a timeout can kill its process group; tied to the
-        # harness, so that not even a SIGKILLed harness leaves it running (tied.py).
+        # harness, so that not even a SIGKILLed harness leaves it running (process/tied.py).
         proc = tied.popen(launch.argv, _death_signal(is_mpi), env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           errors="replace", start_new_session=True)
@@ -304,8 +306,8 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     try:
         if cluster is None:
             stdout, stderr = proc.communicate(timeout=timeout)
-        else:  # a launcher across hosts may not end after a rank failed (failed_rank_watch.py)
-            with slurm_hosts.NodeWatch(cluster) if slurm_hosts.is_allocation(cluster) else nullcontext() as nodes:
+        else:  # a launcher across hosts may not end after a rank failed (process/failed_rank_watch.py)
+            with slurm.NodeWatch(cluster) if slurm.is_allocation(cluster) else nullcontext() as nodes:
                 stdout, stderr, verdict = failed_rank_watch.communicate(
                     proc, timeout, lambda: _kill_launch(proc, marker), nodes.lost if nodes else lambda: None)
     except subprocess.TimeoutExpired:
@@ -332,7 +334,7 @@ def _run(launch, env: dict, marker: str, watch: RankWatch | None, is_mpi: bool,
     if verdict == "validation":
         outcome.status, outcome.reason = "validation", _system_message(stderr)
         outcome.exit_code = SYSTEM_EXIT_VALIDATION
-    elif verdict not in (None, "timeout"):  # a host lost (slurm_hosts.NodeWatch)
+    elif verdict not in (None, "timeout"):  # a host lost (slurm.NodeWatch)
         outcome.status, outcome.reason = "failed", verdict
     elif outcome.status != "timeout" and proc.returncode != 0:
         if watch is not None:

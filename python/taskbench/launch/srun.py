@@ -13,7 +13,8 @@ import os
 import shutil
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import slurm_hosts, slurm_mpi
+from taskbench.hosts import slurm
+from taskbench.launch import slurm_mpi
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, cluster_layout, rank_layout
 from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
                                    threads_flags)
@@ -31,7 +32,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         raise UserError(NOT_HERE, EXIT_ENVIRONMENT)
     cluster = options.cluster
     if cluster is not None:
-        if not slurm_hosts.is_allocation(cluster):
+        if not slurm.is_allocation(cluster):
             raise UserError(f"--launcher srun: the hosts of {cluster.path} are not a Slurm allocation's (their "
                             "start method is not srun): give --hosts slurm inside salloc or sbatch, or use "
                             "--launcher mpirun", EXIT_ENVIRONMENT)

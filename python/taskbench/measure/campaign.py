@@ -13,8 +13,9 @@ from typing import Callable
 
 from taskbench import provenance, units
 from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
-from taskbench.launch import LaunchOptions, host_facts
-from taskbench.launch.hosts_file import Cluster, read_cluster
+from taskbench.launch import LaunchOptions
+from taskbench.hosts import facts as host_facts
+from taskbench.hosts.description import Cluster, read_cluster
 from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
 from taskbench.measure import analysis_cache, placement, rerun, settle
 from taskbench.measure.analysis import analyze, below_floor
@@ -23,7 +24,7 @@ from taskbench.measure.sweep import SweepParams, run_key
 from taskbench.measure.sweep_bisect import PLAN as BISECT, Bisection, expected_runs
 from taskbench.measure.sweep_plan import Planner
 from taskbench.measure.traces import is_trace_run
-from taskbench.launch.simulated_platform import Simulation
+from taskbench.hosts.simulated import Simulation
 from taskbench.store.records import make_record
 
 

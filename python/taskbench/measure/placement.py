@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from taskbench import units
-from taskbench.launch import tied
+from taskbench.process import tied
 from taskbench.provenance import available_cores
 from taskbench.registry.locations import Layout
 

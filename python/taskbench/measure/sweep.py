@@ -47,7 +47,7 @@ class SweepParams:
     # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
     # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
     hosts: dict | None = None
-    # --simulate and --nodes: the simulated platform the runs are on (launch/simulated_platform.py's
+    # --simulate and --nodes: the simulated platform the runs are on (hosts/simulated.py's
     # Simulation.params: its file, the file's hash, the node count); None: real cores.
     simulation: dict | None = None
     # Which plan picks the sizes: "adaptive" (sweep_plan.py, against a noisy machine) or "bisect"

@@ -21,7 +21,7 @@ import zlib
 from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.launch.hosts_file import Cluster, first_hosts
+from taskbench.hosts.description import Cluster, first_hosts
 from taskbench.launch.runner import disturbed
 from taskbench.measure import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown

@@ -1,5 +1,4 @@
-"""The `dask` launcher: a Dask distributed system on a cluster the harness starts for the run,
-with Dask's own `dask scheduler` and `dask worker` commands, as its users start them by hand or
+"""The Dask cluster the `dask` launcher (launch/dask.py) starts for a run, with Dask's own `dask scheduler` and `dask worker` commands, as its users start them by hand or
 in a batch job.
 
 Its starter, build/libexec/taskbench/dask_cluster -workers N -threads T [-hosts FILE] -- SYSTEM
@@ -11,7 +10,7 @@ through its host's start method and bound to its address. It runs the system att
 system's own status; or, when a process of the cluster died during the run, the dead worker's:
 status 3 after its failed validation (its own line repeated last, as the reason), its signal
 after a kill (named on the last line), else status 1 naming it. The dask_distributed system run
-alone (`-workers N`) starts the same Cluster itself.
+alone (`-workers N`) starts the same DaskCluster itself.
 
 Workers run without a nanny: a nanny restarts a dead worker and keeps its exit status to itself,
 but here a worker's death must end the run with that status (3 after a validation failure,
@@ -25,19 +24,11 @@ import subprocess
 import sys
 import time
 
-from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.cluster_launcher import (POLL_SECONDS, BaseCluster, ClusterError, ClusterLauncher, run_attached,
-                                               starter_arguments, wait_either)
-from taskbench.launch.hosts_file import Cluster as Hosts
-from taskbench.launch.hosts_file import Host
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.clusters.attached import run_attached, starter_arguments, wait_either
+from taskbench.clusters.base import POLL_SECONDS, ClusterError, EngineCluster
+from taskbench.hosts.description import Cluster, Host
 
-__all__ = ["Cluster", "ClusterError"]  # ClusterError is the one every engine's cluster raises
-
-ACROSS_HOSTS = True  # --hosts: the scheduler on the first host, workers on every host
-
-LAUNCHER = ClusterLauncher("dask_cluster")
-why_not_here = LAUNCHER.why_not_here
+__all__ = ["ClusterError", "DaskCluster"]  # ClusterError is the one every engine's cluster raises
 
 HOST = "127.0.0.1"
 # Dask logs every start and stop at INFO: only its errors reach the run's stderr.
@@ -46,23 +37,14 @@ SETTLE_SECONDS = 2.0  # after a run failed: how long a cluster process's death m
 VALIDATION_EXIT = 3
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
-    workers = LAUNCHER.workers(system, options)
-    threads = options.threads_per_rank or system.threads_per_rank or 1
-    if workers < 1 or threads < 1:
-        raise UserError(f"--workers {workers} --threads-per-rank {threads}: both must be at least 1", EXIT_USAGE)
-    return LAUNCHER.plan(system, flags, options, ["-workers", str(workers), "-threads", str(threads)],
-                         workers, threads)
-
-
-class Cluster(BaseCluster):
+class DaskCluster(EngineCluster):
     """relay: the processes' output passes through this process, which keeps each one's last
     `taskbench: ` line (last_message), so that a supervisor can repeat a dead worker's reason
     after whatever else was printed meanwhile; else it goes to this process's stderr."""
     ENGINE = "Dask"
 
     def __init__(self, workers: int, threads: int, python: str = sys.executable, relay: bool = False,
-                 hosts: Hosts | None = None):
+                 hosts: Cluster | None = None):
         super().__init__(hosts)  # roles "scheduler", "worker-K"
         self.workers, self.threads, self.python, self.relay = workers, threads, python, relay
         self.scheduler_file = self.folder / "scheduler.json"
@@ -120,7 +102,7 @@ class Cluster(BaseCluster):
 
 # ---- the starter ----
 
-def report_death(cluster: Cluster, role: str, pid: int, code: int) -> int:
+def report_death(cluster: DaskCluster, role: str, pid: int, code: int) -> int:
     """The line that says which cluster process died and how; returns the status to end with."""
     if code == VALIDATION_EXIT:
         message = cluster.last_message(role) or f"taskbench: the Dask {role} (pid {pid}) failed validation"
@@ -134,7 +116,7 @@ def report_death(cluster: Cluster, role: str, pid: int, code: int) -> int:
     return 1
 
 
-def supervise(cluster: Cluster, program: subprocess.Popen) -> int:
+def supervise(cluster: DaskCluster, program: subprocess.Popen) -> int:
     wait_either(cluster, program)
     if program.poll() == 0:
         return 0
@@ -154,6 +136,6 @@ def main(argv: list[str]) -> int:
     args = starter_arguments(argv, "dask_cluster", "starts a Dask cluster, runs the system attached to it, stops it",
                              "a cluster description: the scheduler on its first host, the workers on every host",
                              workers="worker processes", threads="threads per worker process")
-    cluster = Cluster(args.workers, args.threads, relay=True, hosts=args.cluster)
+    cluster = DaskCluster(args.workers, args.threads, relay=True, hosts=args.cluster)
     return run_attached(cluster, lambda address: [*args.program, "-scheduler", address, "-workers", str(args.workers)],
                         supervise)

@@ -8,7 +8,7 @@ import functools
 import shlex
 import subprocess
 
-from taskbench.launch.hosts_file import Cluster, Host
+from taskbench.hosts.description import Cluster, Host
 
 TIMEOUT = 20.0  # seconds a host may take to answer (an ssh connection, a busy Slurm node)
 # One line each: the host name, the cores this process may use, the CPU model (or "?").

@@ -1,8 +1,8 @@
 """The remote-shell agent that MPI launchers use to start their daemons on the hosts of a
-cluster description: `python -m taskbench.launch.host_agent HOST WORDS...` runs WORDS (joined
+cluster description: `python -m taskbench.hosts.agent HOST WORDS...` runs WORDS (joined
 into one shell line, as ssh does) on HOST through the start method the description gives it.
 The description is the one in TASKBENCH_HOSTS, which the launcher sets. HOST is a name or an
-address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.launch.host_agent"`;
+address of the description. Open MPI: `--mca plm_rsh_agent "PYTHON -m taskbench.hosts.agent"`;
 Hydra (MPICH): `-launcher ssh -launcher-exec` build/libexec/taskbench/host_agent, which runs it;
 charmrun: `++remote-shell` (it passes ssh's options first, which the host's start method replaces).
 
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.hosts_file import HOSTS_VARIABLE, read_cluster
+from taskbench.hosts.description import HOSTS_VARIABLE, read_cluster
 
 LOST_PREFIX = "host_agent: "  # the runner reads the line after it as the run's reason
 SSH_FAILED = 255  # ssh's status when the connection fails

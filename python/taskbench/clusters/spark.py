@@ -1,5 +1,4 @@
-"""The `spark` launcher: a Spark system on a standalone cluster the harness starts for the run:
-a master and a worker, JVMs started with pyspark's own `spark-class` in the foreground (as
+"""The Spark standalone cluster the `spark` launcher (launch/spark.py) starts for a run: a master and a worker, JVMs started with pyspark's own `spark-class` in the foreground (as
 Spark's sbin/ scripts start them, without their daemonizing: the harness must hold their pids).
 
 Its starter, build/libexec/taskbench/spark_cluster -workers N [-hosts FILE] -- SYSTEM [FLAGS...]
@@ -15,7 +14,7 @@ worker that died during the run.
 
 The worker starts executor JVMs, and they start Spark's Python workers: none of them are this
 process's children. They inherit the cluster's marker, by which stop() finds and kills them all
-(leftovers.py), here and on every host, also after a failed run."""
+(process/leftovers.py), here and on every host, also after a failed run."""
 
 from __future__ import annotations
 
@@ -23,31 +22,15 @@ import socket
 import sys
 from pathlib import Path
 
-from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.cluster_launcher import (BaseCluster, ClusterError, ClusterLauncher, run_attached,
-                                               starter_arguments, supervise)
-from taskbench.launch.hosts_file import Cluster as Hosts
-from taskbench.launch.hosts_file import Host
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.clusters.attached import run_attached, starter_arguments, supervise
+from taskbench.clusters.base import ClusterError, EngineCluster
+from taskbench.hosts.description import Cluster, Host
 
-__all__ = ["Cluster", "ClusterError", "spark_home"]
-
-ACROSS_HOSTS = True  # --hosts: the master on the first host, a worker on every host
-
-LAUNCHER = ClusterLauncher("spark_cluster")
-why_not_here = LAUNCHER.why_not_here
+__all__ = ["ClusterError", "SparkCluster", "spark_home"]
 
 HOST = "127.0.0.1"
 MASTER_URL = r"Starting Spark master at (spark://\S+)"
 WORKER_READY = r"Successfully registered with master"
-
-
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
-    cores = LAUNCHER.workers(system, options)
-    if cores < 1:
-        raise UserError(f"--workers {cores}: must be at least 1", EXIT_USAGE)
-    # One driver that takes N cores, as the system reports it (wherever its executors are).
-    return LAUNCHER.plan(system, flags, options, ["-workers", str(cores)], 1, cores)
 
 
 def spark_home() -> Path:
@@ -60,12 +43,12 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-class Cluster(BaseCluster):
+class SparkCluster(EngineCluster):
     ENGINE = "Spark"
     START_SECONDS = 180.0  # two JVMs on a loaded 2-core machine
     STARTS_OTHERS = True
 
-    def __init__(self, cores: int, memory: str = "4g", hosts: Hosts | None = None):
+    def __init__(self, cores: int, memory: str = "4g", hosts: Cluster | None = None):
         super().__init__(hosts)  # roles "master", "worker" (across hosts: "worker-K")
         self.cores, self.memory = cores, memory
 
@@ -120,7 +103,7 @@ def main(argv: list[str]) -> int:
     args = starter_arguments(argv, "spark_cluster", "starts a Spark standalone cluster, runs the system attached to "
                              "it, stops it", "a cluster description: the master on its first host, a worker on "
                              "every host", workers="cores of the Spark worker")
-    cluster = Cluster(args.workers, hosts=args.cluster)
+    cluster = SparkCluster(args.workers, hosts=args.cluster)
     bind = ["-bind", cluster.driver_address] if args.cluster else []
     return run_attached(cluster, lambda url: [*args.program, "-master", url, "-worker", str(args.workers), *bind],
                         supervise)

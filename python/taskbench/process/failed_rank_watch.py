@@ -23,7 +23,7 @@ def communicate(proc: subprocess.Popen, timeout: float | None, end,
     """(stdout, stderr, verdict) of proc, read as it runs; verdict: None when it ended by itself,
     "validation" when a rank's line came and `end()` ended it after the grace, "timeout" when
     `end()` ended it at the timeout, or the line `lost()` returned once it said a host was lost
-    (slurm_hosts.NodeWatch), after which `end()` ended it."""
+    (hosts/slurm.py's NodeWatch), after which `end()` ended it."""
     streams = {"out": [], "err": []}
     readers = [threading.Thread(target=lambda s=stream, k=key: streams[k].extend(iter(s.readline, "")), daemon=True)
                for stream, key in ((proc.stdout, "out"), (proc.stderr, "err"))]

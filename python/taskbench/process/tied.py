@@ -22,7 +22,7 @@ import signal
 import subprocess
 import sys
 
-from taskbench.launch import leftovers
+from taskbench.process import leftovers
 
 PR_SET_PDEATHSIG = 1
 

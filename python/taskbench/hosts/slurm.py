@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
-from taskbench.launch.hosts_file import Cluster, description_text, write_description
+from taskbench.hosts.description import Cluster, description_text, write_description
 
 KEYWORD = "slurm"  # --hosts slurm
 FOLDER = ".taskbench-slurm"  # in the submit folder: a description per job (and its first-N hosts')

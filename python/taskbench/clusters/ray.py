@@ -1,6 +1,5 @@
-"""The `ray` launcher. On this machine alone: the loopback launcher's (the system starts its own
-local Ray instance in a namespace with only loopback). With --hosts: a Ray cluster across the
-description's hosts, started with Ray's own commands as its users start one by hand: `ray start
+"""The Ray cluster the `ray` launcher (launch/ray.py) starts across a cluster description's
+hosts (on this machine alone the system starts its own local Ray instance), started with Ray's own commands as its users start one by hand: `ray start
 --head` on the first host, `ray start --address HEAD` on every other, each through its host's
 start method, bound to its host's address and offering its host's cores; the system's driver
 runs here, attached to it. Ray's driver attaches to the raylet of its own host, so here must be
@@ -28,45 +27,19 @@ import secrets
 import sys
 import tempfile
 
-from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch import loopback
-from taskbench.launch.cluster_launcher import (BaseCluster, ClusterError, ClusterLauncher, run_attached,
-                                               starter_arguments, supervise)
-from taskbench.launch.hosts_file import Cluster as Hosts
-from taskbench.launch.hosts_file import Host
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
-
-__all__ = ["Cluster", "ClusterError"]
-
-ACROSS_HOSTS = True  # --hosts: the head on the first host, a node on every other
-
-LAUNCHER = ClusterLauncher("ray_cluster")
-# Without --hosts nothing of the cluster starter is needed: a build without it still runs here.
-why_not_here = loopback.why_not_here
+from taskbench.clusters.attached import run_attached, starter_arguments, supervise
+from taskbench.clusters.base import EngineCluster
+from taskbench.hosts.description import Cluster, Host
 
 PORT = 6379  # the head's GCS, at Ray's default port: the one its users expect
 READY = r"Ray runtime started\."  # printed once the node has registered with the GCS
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
-    cluster = options.cluster
-    if cluster is None:
-        return loopback.command(system, flags, options)
-    if options.ranks or options.threads_per_rank:
-        raise UserError("--ranks/--threads-per-rank: a Ray cluster across hosts takes every core of the "
-                        "description (its `cores`, one Ray CPU each)", EXIT_USAGE)
-    LAUNCHER.require(system)
-    if cluster.here() is None:
-        raise UserError(f"--hosts {cluster.path}: Ray's driver attaches to the Ray node of the host it runs on, and "
-                        f"none of the hosts' addresses is this machine's: run taskbench on one of them", EXIT_USAGE)
-    return LAUNCHER.plan(system, flags, options, [], cluster.cores, 1)
-
-
-class Cluster(BaseCluster):
+class RayCluster(EngineCluster):
     ENGINE = "Ray"
     STARTS_OTHERS = True
 
-    def __init__(self, hosts: Hosts, python: str = sys.executable):
+    def __init__(self, hosts: Cluster, python: str = sys.executable):
         # Ray's session folder (logs, sockets, spilled objects), given to the head, is local
         # (its sockets' paths must be short); the other nodes take the head's, made on their own host.
         super().__init__(hosts, shared=False)  # roles: the hosts' names
@@ -115,7 +88,7 @@ def main(argv: list[str]) -> int:
                              "attached to it, stops it", "a cluster description: the head on its first host, a node "
                              "on every other", hosts_required=True)
     try:
-        cluster = Cluster(args.cluster)
+        cluster = RayCluster(args.cluster)
     except OSError as exc:  # the run's token goes beside the description, on the hosts' file system
         sys.stderr.write(f"taskbench: cannot write the Ray cluster's token beside {args.hosts}: {exc}\n")
         return 1

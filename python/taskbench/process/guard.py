@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from taskbench.launch import leftovers
+from taskbench.process import leftovers
 
 HARNESS_MARK_VARIABLE = "TASKBENCH_HARNESS_MARK"
 CLEANUP_SECONDS = 10.0  # keep killing what appears (a launcher forking as it dies) this long
@@ -39,13 +39,13 @@ def harness_marker() -> str | None:
         return _marker
     _owner, _marker = os.getpid(), None
     marker = leftovers.new_marker()
-    package_parent = str(Path(__file__).resolve().parents[2])  # taskbench/launch/guard.py
+    package_parent = str(Path(__file__).resolve().parents[2])  # taskbench/process/guard.py
     # A bare environment: the guard must not carry the marks of the runs it watches (nor any
     # variable a test looks for among the harness's children).
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": package_parent}
     try:
         # Not tied: it must outlive the harness to do its work.
-        _guard = subprocess.Popen([sys.executable, "-m", "taskbench.launch.guard", marker],
+        _guard = subprocess.Popen([sys.executable, "-m", "taskbench.process.guard", marker],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     except OSError:
