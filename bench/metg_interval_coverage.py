@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How often the METG's 95% interval (python/taskbench/measure/metg_fit.py) covers the true
+"""How often the METG's 95% interval (python/taskbench/measure/metg/fit.py) covers the true
 METG, by number of repetitions: synthetic curves of a constant per-task overhead, every run's
 efficiency off by a relative noise, the "true" METG the fit of 4000 repetitions.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from taskbench.measure import metg_fit  # noqa: E402
+from taskbench.measure.metg import fit as metg_fit  # noqa: E402
 
 OVERHEAD = 250e-9
 SIZES = [65536, 16384, 4096, 1024, 724, 512, 362, 256, 181, 128, 64, 16, 4, 1]

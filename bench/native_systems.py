@@ -130,7 +130,7 @@ def metg(build: Path, reps: int) -> None:
 def robust_metg(runs: list[dict], system: str, peak: float) -> float | None:
     """Median over repetitions of METG(50%), the fastest try per size, as the harness does."""
     sys.path.insert(0, str(ROOT / "python"))
-    from taskbench.measure.metg import CurvePoint, median_metg, metg_of_curve
+    from taskbench.measure.metg.methods import CurvePoint, median_metg, metg_of_curve
 
     best: dict[tuple[str, int], dict] = {}
     for r in runs:

@@ -40,7 +40,7 @@ def seconds_interval(value: float | None, low: float | None, high: float | None)
     return f"{figure} ({_bound(low / scale)}–{_bound(high / scale)})"
 
 
-# What follows an unreliable METG wherever it is shown (measure/reliability.py says why it is one).
+# What follows an unreliable METG wherever it is shown (measure/metg/reliability.py says why it is one).
 UNRELIABLE_MARK = " (unreliable)"
 # What follows a METG the sweep could only bound from above (its efficiency never fell below the
 # threshold): every command says it the same way.

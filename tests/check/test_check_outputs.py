@@ -1,13 +1,13 @@
-"""report/check_outputs.py: the Markdown a CI summary shows and the JSON github-action-benchmark
+"""check/outputs.py: the Markdown a CI summary shows and the JSON github-action-benchmark
 (customSmallerIsBetter) and Bencher (Bencher Metric Format) load, checked against their
 documented shapes."""
 from __future__ import annotations
 
 import json
 
-from taskbench.measure import regression as R
-from taskbench.measure.check_verdicts import Cell
-from taskbench.report import check_outputs
+from taskbench.check import regression as R
+from taskbench.check.verdicts import Cell
+from taskbench.check import outputs as check_outputs
 
 
 def cells():

@@ -1,5 +1,5 @@
-"""measure/metg_grid.py: the grid both sides of a check run, and the METGs that pair; and the
-check's second sets of repetitions for a cell whose interval is too wide (measure/check_verdicts.py)."""
+"""check/metg_grid.py: the grid both sides of a check run, and the METGs that pair; and the
+check's second sets of repetitions for a cell whose interval is too wide (check/verdicts.py)."""
 from __future__ import annotations
 
 import math
@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from taskbench.measure import check_verdicts as V
-from taskbench.measure import metg_grid as G
-from taskbench.measure import regression as R
-from taskbench.measure.check_sampling import EMPTY
-from taskbench.measure.metg import CurvePoint, MetgValue
+from taskbench.check import verdicts as V
+from taskbench.check import metg_grid as G
+from taskbench.check import regression as R
+from taskbench.check.sampling import EMPTY
+from taskbench.measure.metg.methods import CurvePoint, MetgValue
 
 
 def test_the_bracket_spans_every_repetition_that_crossed():

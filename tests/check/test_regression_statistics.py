@@ -1,4 +1,4 @@
-"""measure/regression.py: the exact tests against a brute-force enumeration written here, Holm's
+"""check/regression.py: the exact tests against a brute-force enumeration written here, Holm's
 correction, and the verdicts on synthetic repetitions (all equal, one outlier, bimodal, too few,
 a real shift, a machine that slows down for a while)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from taskbench.measure import regression as R
+from taskbench.check import regression as R
 
 
 def brute_mann_whitney(a, b):

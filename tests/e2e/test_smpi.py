@@ -155,7 +155,7 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
 
 
 def test_a_simulated_sweep_bisects_from_the_previous_node_counts_crossing(tmp_path):
-    """The bisection (measure/sweep_bisect.py) ends between the adaptive plan's two sizes, so the
+    """The bisection (measure/sweep/bisect.py) ends between the adaptive plan's two sizes, so the
     METG is the adaptive plan's to the last bit, from fewer runs; the 2-node campaign stores the
     1-node crossing as its seed and probes the seed's size right after the peak."""
     binary("mpi_p2p_smpi")

@@ -5,7 +5,7 @@ claimed before anything runs, so a second process cannot execute it meanwhile.""
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 from taskbench.store import Store
 
 

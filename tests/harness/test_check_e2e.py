@@ -11,8 +11,8 @@ import textwrap
 import pytest
 
 from taskbench.commands import check
-from taskbench.measure.check_baseline import BASELINE_FORMAT
-from taskbench.measure.check_sampling import EMPTY, METG, QUICK, SMALL
+from taskbench.check.baseline import BASELINE_FORMAT
+from taskbench.check.sampling import EMPTY, METG, QUICK, SMALL
 
 # A port of another suite: per task, its overhead (first argument, ns) plus the kernel's
 # iterations at 10 ns each, on 2 cores; each run is off its model by a deterministic jitter of
@@ -81,7 +81,7 @@ def test_a_slower_candidate_is_regressed_confirmed_and_exits_1(cli, port):
     assert empty[5] == "regressed" and float(empty[4].split("x")[0]) == pytest.approx(1.3, rel=0.03)  # 650 / 500
     assert "confirmed by a second measurement" in empty[6]
     # The METG is 2 x the overhead: 1.3 us against 1 us, repetition k of each side read off the
-    # same grid of sizes, which both sides ran size by size (measure/metg_grid.py).
+    # same grid of sizes, which both sides ran size by size (check/metg_grid.py).
     assert metg[5] == "regressed" and float(metg[4].split("x")[0]) == pytest.approx(1.3, rel=0.05)
     import sqlite3
     grid = {}

@@ -12,7 +12,7 @@ from harness_helpers import REPO
 from taskbench.errors import UserError
 from taskbench.measure.analysis import analyze
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams, run_key
+from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.registry import Registry, entry_processors, gpu, read_registry_file
 from taskbench.registry.locations import Layout
 from taskbench.report.tables import floor_line, metg_table, notes_below_table

@@ -18,9 +18,9 @@ MODULE_LAYERS = {"taskbench": "base", "taskbench.errors": "base", "taskbench.uni
                  "taskbench.console": "base", "taskbench.provenance": "base", "taskbench.paths": "base",
                  "taskbench._core": "core", "taskbench.context": "context",
                  "taskbench.cli": "top", "taskbench.faults": "top", "taskbench.__main__": "top"}
-SUBPACKAGES = ("engine", "process", "hosts", "clusters", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report",
+SUBPACKAGES = ("engine", "process", "hosts", "clusters", "launch", "registry", "store", "reference", "measure", "check", "plots", "studies", "report",
                "commands")
-HARNESS = {"base", "process", "hosts", "launch", "registry", "store", "reference", "measure", "plots", "studies", "report", "context"}
+HARNESS = {"base", "process", "hosts", "launch", "registry", "store", "reference", "measure", "check", "plots", "studies", "report", "context"}
 # What each layer may import (besides the standard library and third-party packages).
 ALLOWED = {
     "base": {"base"},
@@ -36,6 +36,7 @@ ALLOWED = {
     "store": {"base", "store"},  # a run's outcome comes in as data: never the runner
     "reference": {"base", "reference"},  # published data, read and reduced: nothing measured here
     "measure": {"base", "measure", "process", "hosts", "launch", "registry", "store", "reference"},
+    "check": {"base", "check", "launch", "registry", "store", "measure"},
     "plots": {"base", "plots", "measure", "registry"},  # a system's colour is a registry fact
     "studies": {"base", "studies", "measure", "process", "hosts", "launch", "registry", "store", "plots", "reference"},
     "report": {"base", "report", "measure", "store", "plots", "studies", "registry", "reference"},

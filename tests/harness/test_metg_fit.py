@@ -1,4 +1,4 @@
-"""One METG from every run (measure/metg_fit.py, measure/estimate.py): the fit against answers
+"""One METG from every run (measure/metg/fit.py, measure/metg/estimate.py): the fit against answers
 worked out by hand and against the model it stands for, its interval from resampling whole
 repetitions, and what neither a noisy size nor a missing crossing may do to it."""
 
@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from taskbench.measure import metg_fit
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, metg_of_curve
+from taskbench.measure.metg import fit as metg_fit
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint, metg_of_curve
 
 OVERHEAD = 250e-9  # seconds a task costs beyond its kernel: METG(50%) = 2 x OVERHEAD
 SIZES = [65536, 16384, 4096, 1024, 724, 512, 362, 256, 181, 128, 64, 16, 4, 1]

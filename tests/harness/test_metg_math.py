@@ -4,11 +4,11 @@ import math
 
 import pytest
 
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, relative_spread
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint, efficiency, metg_of_curve, relative_spread
 from taskbench.measure.analysis import analyze_runs
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep.params import SweepParams
 
 
 def curve(*triples):

@@ -20,8 +20,8 @@ import pytest
 from harness_helpers import REPO
 from taskbench.commands.export import PLACEMENT_COLUMNS
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from taskbench.measure import campaign
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep import campaign
+from taskbench.measure.sweep.params import SweepParams
 from taskbench.store import RUN_COLUMNS, Store
 
 

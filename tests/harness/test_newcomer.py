@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from taskbench import cli
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 
 SMALL = ["--steps", "10", "--width", "1", "--start-iter", "4096", "--reps", "1", "--tries", "1", "--refine", "0"]
 
@@ -485,8 +485,8 @@ def test_systems_says_where_it_looked_for_the_build(cli):
 
 
 def test_a_check_cell_says_what_the_repetitions_did_instead():
-    from taskbench.measure.check_sampling import _why_not
-    from taskbench.measure.metg import MetgValue
+    from taskbench.check.sampling import _why_not
+    from taskbench.measure.metg.methods import MetgValue
     below = MetgValue(None, "none", "never reaches 50% (best 31%)")
     assert _why_not([below] * 40) == "; every one stayed below 50% at every size"
     assert _why_not([below, MetgValue(None, "unbracketed"), MetgValue(2e-6, "found")]) == (

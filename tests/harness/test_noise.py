@@ -15,16 +15,16 @@ import pytest
 
 from taskbench import provenance
 from taskbench.launch import runner
-from taskbench.measure import campaign as campaign_module
+from taskbench.measure.sweep import campaign as campaign_module
 from taskbench.measure.analysis import analyze_runs
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED,
                               EXIT_UNRELIABLE, EXIT_USAGE)
-from taskbench.launch.runner import disturbed
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, metg_of_curve
+from taskbench.measure.noise import DISTURBED_CORES, disturbed
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint, metg_of_curve
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams, best_of, run_key
-from taskbench.measure.sweep_plan import DISTURBED_RETRIES, Planner
+from taskbench.measure.sweep.params import SweepParams, best_of, run_key
+from taskbench.measure.sweep.plan import DISTURBED_RETRIES, Planner
 from taskbench.registry.external import add_externals
 from taskbench.store import Store
 from taskbench.store.records import make_record
@@ -85,7 +85,7 @@ def analyze(params, runs):
     return analyze_runs({"name": "c", "params": params.to_dict(), "status": "done"}, runs, peaks())
 
 
-# No repetitions added around the crossings (settle.py, tested in test_settle.py): the plan is the
+# No repetitions added around the crossings (measure/sweep/settle.py, tested in test_settle.py): the plan is the
 # sweep's own, as the harness before them made it.
 PARAMS = SweepParams(systems=["a", "b"], reps=3, tries=3, start_iter=1 << 16, threshold=0.5, max_spread=0.1,
                      target_interval=0.0)
@@ -105,7 +105,7 @@ BEFORE_MEDIAN = {"a": 4.093851389684606e-06, "b": 1.0128783559316222e-05}
 def test_a_quiet_machine_plans_the_same_runs_and_gets_the_same_metg():
     runs, _ = drive(PARAMS, quiet_run)
     assert len(runs) == 130
-    assert sum(r["background_load"] > runner.DISTURBED_CORES for r in runs) == 25  # short runs' ticks
+    assert sum(r["background_load"] > DISTURBED_CORES for r in runs) == 25  # short runs' ticks
     assert not any(disturbed(r) for r in runs)
     assert hashlib.sha256("\n".join(r["key"] for r in runs).encode()).hexdigest() == BEFORE_KEYS_SHA256
     median = analyze(dataclasses.replace(PARAMS, metg_method="median"), runs)
@@ -188,7 +188,7 @@ def test_repetitions_that_disagree_make_the_interval_wide_and_the_metg_unreliabl
 
 
 def test_no_metg_is_unreliable_only_where_runs_were_disturbed():
-    from taskbench.measure.reliability import judge_missing
+    from taskbench.measure.metg.reliability import judge_missing
     never = curve((100, 10e-6, 0.11), (10, 1e-6, 0.05))
     assert judge_missing([metg_of_curve(never, 0.5)] * 2, []) == []  # a system that is just slow
     values = [metg_of_curve(curve((100, 10e-6, 0.11), (10, 1e-6, 0.05), disturbed_points={100}), 0.5),

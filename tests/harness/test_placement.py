@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from taskbench.measure import campaign, placement
+from taskbench.measure.sweep import campaign
+from taskbench.measure import placement
 from taskbench.registry.locations import Layout
 from taskbench.store import Store
 
@@ -123,8 +124,8 @@ def test_a_metg_below_the_floor_has_it_measured_again_and_then_said_to_have_fail
     """native's METG (300 ns) lies below the floor's 480 ns: ten more probes, still 480 ns: the
     floor failed, and no x floor figure is drawn from it."""
     state = {"below": {"native": 3e-7}}
-    monkeypatch.setattr("taskbench.measure.campaign.analyze", lambda store, name: None)
-    monkeypatch.setattr("taskbench.measure.campaign.below_floor", lambda analysis: state["below"])
+    monkeypatch.setattr("taskbench.measure.sweep.campaign.analyze", lambda store, name: None)
+    monkeypatch.setattr("taskbench.measure.sweep.campaign.below_floor", lambda analysis: state["below"])
     written = {}
     store = SimpleNamespace(annotate_campaign_machine=lambda name, key, value: written.__setitem__(key, value))
     taken = SimpleNamespace(stored=probes(120.0), taken=0)
@@ -148,7 +149,7 @@ def test_a_metg_below_the_floor_has_it_measured_again_and_then_said_to_have_fail
 
 
 def test_a_failed_floor_draws_no_x_floor_figure():
-    from taskbench.measure.metg import MetgSummary, MetgValue
+    from taskbench.measure.metg.methods import MetgSummary, MetgValue
     from taskbench.report.tables import answer, floor_line
 
     def curve(name, seconds, cores):

@@ -1,4 +1,4 @@
-"""A campaign during which the CPUs' placement moved (measure/placement_metg.py): runs tagged
+"""A campaign during which the CPUs' placement moved (measure/metg/by_placement.py): runs tagged
 with two placements by the probes around them, fed to the campaign's analysis. A placement whose
 runs never reach the sizes the METG is read between gives no figure and widens nothing (before:
 a few far-placement runs at large sizes made "254 ns (252–157286)"); two that both reach them
@@ -8,7 +8,7 @@ import pytest
 
 from taskbench.measure.analysis import analyze_runs
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep.params import SweepParams
 
 PEAK = 100e9  # FLOP/s of the best run
 KERNEL_PER_ITER = 1.2e-9  # seconds of kernel time per task and -iter at the peak

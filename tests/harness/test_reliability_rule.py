@@ -1,4 +1,4 @@
-"""When a METG is a result (measure/reliability.py, docs/harness.md "Noise") on synthetic sweeps
+"""When a METG is a result (measure/metg/reliability.py, docs/harness.md "Noise") on synthetic sweeps
 with known answers: a quiet one, one whose deciding runs ran beside other processes, a campaign
 busy elsewhere than at the crossing, repetitions that disagree, and a campaign whose CPUs'
 placement changed under it."""

@@ -240,7 +240,7 @@ def test_progress_bars_while_the_report_is_built_on_a_terminal_only(store_path, 
 # -- one figure everywhere (units.metg, units.half_width) and the report's wording ------------
 
 def _summary(seconds, low=None, high=None, status="found", unreliable=()):
-    from taskbench.measure.metg import MetgSummary, MetgValue
+    from taskbench.measure.metg.methods import MetgSummary, MetgValue
     return MetgSummary([MetgValue(seconds, status)] * 3, seconds=seconds, low=low, high=high, status=status,
                        found=3, unreliable=list(unreliable))
 
@@ -342,7 +342,7 @@ def test_the_papers_figures_are_cited_for_their_graph():
 
 
 def test_a_verdict_on_a_one_core_run_counts_the_one_core_it_left_free():
-    from taskbench.measure.reliability import judge
+    from taskbench.measure.metg.reliability import judge
     # serial on a 2-CPU machine leaves 1 CPU free; other processes used 1.5 cores beside it.
     runs = [{"status": "ok", "cores": 1, "machine": {"available_cpus": 2}, "background_load": 1.5 + d,
              "wall_seconds": 1.0, "iter": 64} for d in (0.0, 0.01, -0.01, 0.02)]
@@ -365,7 +365,7 @@ def test_a_resumed_campaigns_settle_line_states_its_tables_figure(cli, bin_dir):
 
 
 def test_the_report_says_interrupted_as_campaigns_does(cli, bin_dir, monkeypatch, tmp_path):
-    from taskbench.measure import campaign
+    from taskbench.measure.sweep import campaign
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -1,4 +1,4 @@
-"""The interval a rerun honours (measure/rerun.py): the machine's drift between campaigns measured
+"""The interval a rerun honours (measure/metg/rerun.py): the machine's drift between campaigns measured
 from the campaigns stored here, pooled over configurations until one has its own, and the
 prediction interval of a rerun's METG it makes, tested against draws whose drift is known."""
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from taskbench.measure import rerun
+from taskbench.measure.metg import rerun
 
 PARAMS = {"pattern": "stencil_1d", "kernel": "compute_bound", "steps": 1000, "width": 2, "threshold": 0.5}
 
@@ -89,8 +89,8 @@ def test_repetitions_are_added_only_until_the_drift_would_swamp_them():
     """Where this machine's drift between campaigns is measured, the added repetitions aim at half
     of what it gives a figure (more would not narrow the interval a rerun honours), never below
     --target-interval, and --target-interval 0 still adds none."""
-    from taskbench.measure import settle
-    from taskbench.measure.sweep import SweepParams
+    from taskbench.measure.sweep import settle
+    from taskbench.measure.sweep.params import SweepParams
     p = SweepParams(systems=["a"])
     assert settle.target(p, None) == p.target_interval == 0.05
     assert settle.target(p, 0.10) == pytest.approx(rerun.Z * 0.05)
@@ -131,7 +131,7 @@ def test_two_systems_of_one_campaign_are_weighed_on_its_own_intervals():
     """The drift between campaigns moves every system of a campaign alike: the answer's "told
     apart" and the -q table's campaign columns use the campaign's own interval, the printed
     interval stays the one a rerun honours."""
-    from taskbench.measure.metg import MetgSummary
+    from taskbench.measure.metg.methods import MetgSummary
     from taskbench.report.tables import differ
     drift = rerun.with_prior(None)
     a = MetgSummary([], seconds=1.00e-6, low=0.80e-6, high=1.25e-6, within_low=0.97e-6, within_high=1.03e-6, drift=drift)

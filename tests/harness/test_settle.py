@@ -1,4 +1,4 @@
-"""Repetitions added around the crossing (measure/settle.py) on synthetic machines: until the
+"""Repetitions added around the crossing (measure/sweep/settle.py) on synthetic machines: until the
 interval's target, within the budget, interleaved across systems, replayed the same on resume,
 and a disturbed repetition outvoted."""
 
@@ -8,10 +8,10 @@ import random
 from test_noise import PARAMS as NOISE_PARAMS, analyze, disturb, drive as drive_tries, quiet_run
 from test_sweep_plan import PEAK, WORK_PER_ITER
 
-from taskbench.measure import settle
+from taskbench.measure.sweep import settle
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams
-from taskbench.measure.sweep_plan import Planner
+from taskbench.measure.sweep.params import SweepParams
+from taskbench.measure.sweep.plan import Planner
 
 OVERHEAD = {"a": 2e-6, "b": 5e-6}
 
@@ -45,8 +45,8 @@ def params(**kw):
 def fitted(planner, system):
     """The METG the planner stopped at, as settle.next_sizes computed it (and the analysis of the
     campaign, "" here, would)."""
-    from taskbench.measure import metg_fit
-    from taskbench.measure.estimate import estimate
+    from taskbench.measure.metg import fit as metg_fit
+    from taskbench.measure.metg.estimate import estimate
     return estimate(planner._all_curves(system), 0.5, seed=metg_fit.seed_of(f"/{system}"))
 
 

@@ -13,7 +13,7 @@ def test_study_systems_quick_stores_its_sweep_and_reports(cli, bin_dir, tmp_path
     lines = out.strip().splitlines()
     assert lines[0].split("\t") == ["system", "pattern stencil_1d"]
     row = lines[1].split("\t")
-    # Marked "(unreliable)" when this machine was busy meanwhile (measure/reliability.py).
+    # Marked "(unreliable)" when this machine was busy meanwhile (measure/metg/reliability.py).
     cell = row[1].removesuffix(" (unreliable)")
     assert row[0] == "serial" and (cell.startswith("no METG") or 1e-9 < float(cell) < 1), row  # -q: seconds
     con = sqlite3.connect(cli.db)

@@ -5,7 +5,7 @@ import pytest
 from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench.errors import UserError
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep.params import SweepParams
 from taskbench.studies import metg_execute, scaling, taskbench_paper
 
 

@@ -8,8 +8,8 @@ from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench import provenance
 from taskbench.launch import LaunchOptions
-from taskbench.measure.campaign import sweep_options
-from taskbench.measure.sweep import SweepParams, run_key
+from taskbench.measure.sweep.campaign import sweep_options
+from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.store import Store
 from taskbench.studies import execute, results, scaling
 

@@ -1,4 +1,4 @@
-"""The bisection that sweeps a simulated campaign (measure/sweep_bisect.py), on the synthetic
+"""The bisection that sweeps a simulated campaign (measure/sweep/bisect.py), on the synthetic
 machine of test_sweep_plan.py (efficiency = work / (work + overhead), exact: a deterministic
 curve): it must end between the same two sizes as the adaptive plan, so that the fit reads the
 same METG, from the runs its halving or its seed promises, and replay the same on a resume."""
@@ -12,10 +12,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_sweep_plan import PEAK, WORK_PER_ITER, params, synthetic_run  # noqa: E402
 
-from taskbench.measure.estimate import estimate  # noqa: E402
+from taskbench.measure.metg.estimate import estimate  # noqa: E402
 from taskbench.measure.peak import PeakTable  # noqa: E402
-from taskbench.measure.sweep_bisect import Bisection, crossing_iter, expected_runs, fine_grid  # noqa: E402
-from taskbench.measure.sweep_plan import Planner  # noqa: E402
+from taskbench.measure.sweep.bisect import Bisection, crossing_iter, expected_runs, fine_grid  # noqa: E402
+from taskbench.measure.sweep.plan import Planner  # noqa: E402
 
 
 def drive(plan, p, overhead=2e-6, fail_at=None, peak_flops=PEAK):

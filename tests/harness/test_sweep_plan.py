@@ -4,8 +4,8 @@ refinement around the crossing, interleaving, and a deterministic replay for --r
 import math
 
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams
-from taskbench.measure.sweep_plan import Planner
+from taskbench.measure.sweep.params import SweepParams
+from taskbench.measure.sweep.plan import Planner
 
 OVERHEAD = 2e-6  # seconds of runtime overhead per task in the synthetic model
 WORK_PER_ITER = 5e-9  # seconds of kernel per -iter per task
@@ -104,7 +104,7 @@ def test_disagreeing_repetitions_are_rechecked():
 
     order, planner = drive(params(reps=2, tries=2, refine_points=3, max_spread=0.1), disturbed)
     assert max(order.count(u) for u in set(order)) > 2  # more than `tries`: rechecked
-    from taskbench.measure.metg import metg_of_curve
+    from taskbench.measure.metg.methods import metg_of_curve
     values = [metg_of_curve(planner._curve("a", rep), 0.5).seconds for rep in (0, 1)]
     assert abs(values[0] - values[1]) / values[0] < 0.1
 
@@ -182,6 +182,6 @@ def test_later_tries_that_lift_the_smallest_size_send_the_sweep_down_again():
     assert lowest < 1024  # below where the first, disturbed tries (22%: under x/2) had stopped it
     best = [planner.efficiency_of(planner.results[("a", lowest, rep)]) for rep in range(2)]
     assert max(best) < 0.25  # where every repetition is below x/2 after all
-    from taskbench.measure.estimate import estimate
+    from taskbench.measure.metg.estimate import estimate
     summary = estimate({rep: planner._curve("a", rep) for rep in range(2)}, 0.5)
     assert summary.status == "found"

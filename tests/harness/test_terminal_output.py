@@ -20,7 +20,7 @@ from rich.console import Console as RichConsole
 from harness_helpers import REPO
 from taskbench.commands import compare, run
 from taskbench.console import Console, Fit, cut_to, plan
-from taskbench.measure.metg import MetgSummary, MetgValue
+from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.registry import Registry
 from taskbench.registry.install_hint import install_hint
 from taskbench.registry.locations import Layout

@@ -9,7 +9,7 @@ import pytest
 from taskbench import plots
 from taskbench.commands import compare, predict
 from taskbench.errors import EXIT_UNRELIABLE, UserError
-from taskbench.measure.metg import MetgSummary, MetgValue
+from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.studies.metg_results import MetgCell, ratio_findings
 
 DISAGREE = "its 95% interval 3 µs (2.1–4.3) is ±37%, wider than ±10%"

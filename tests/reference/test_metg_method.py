@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from taskbench.measure.metg import CurvePoint, median_metg, metg_of_curve, paper_metg
+from taskbench.measure.metg.methods import CurvePoint, median_metg, metg_of_curve, paper_metg
 from taskbench.reference import paper_metg as paper
 from taskbench.reference.task_bench_log import LogRun
 

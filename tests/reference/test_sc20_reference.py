@@ -142,7 +142,7 @@ def test_taskbench_reference_prints_every_published_system_and_refuses_an_unknow
 def test_the_two_definitions_on_the_papers_mpi_logs(log, nodes, paper_us, harness_us):
     """docs/reference.md's table: the paper's reduction and the harness's (a METG per repetition,
     log-interpolated, their median) of the same raw logs."""
-    from taskbench.measure.metg import CurvePoint, median_metg, metg_of_curve
+    from taskbench.measure.metg.methods import CurvePoint, median_metg, metg_of_curve
     runs = task_bench_log.runs((RAW / log).read_text())
     assert paper_metg.metg(paper_metg.curve(runs, nodes)) * 1e6 == pytest.approx(paper_us, rel=0.005)
     per_rep = [[CurvePoint(r.iterations[0], r.elapsed_seconds * nodes * 32 / r.tasks,

@@ -7,15 +7,15 @@ grain (compute_bound, -iter 1024), and METG(50%). The baseline is another build'
 (--baseline-build DIR), another suite's port (--baseline-external), or a file a previous check
 saved (--baseline FILE). With a build or a port, both sides run interleaved, run by run, in one
 window: a slow minute of the machine hits both, which no stored figure can offer. The METGs pair
-as the grains' runs do: both sides run one grid of sizes (measure/check_sampling.py, the runs).
+as the grains' runs do: both sides run one grid of sizes (check/sampling.py, the runs).
 
-The verdicts come from measure/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm).
+The verdicts come from check/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm).
 A cell inconclusive only for its interval's width gets more sets of repetitions; a cell judged
 regressed or improved is measured once more, and its verdict stands only if the new repetitions
-alone say the same (measure/check_verdicts.py). Exit 0: nothing regressed; 1: something did; 5:
+alone say the same (check/verdicts.py). Exit 0: nothing regressed; 1: something did; 5:
 no regression seen, but some answer is inconclusive. This module is the command: its arguments,
-the systems it pairs, and what it prints and writes (report/check_outputs.py, and the baseline
-file of measure/check_baseline.py).
+the systems it pairs, and what it prints and writes (check/outputs.py, and the baseline
+file of check/baseline.py).
 """
 
 from __future__ import annotations
@@ -27,14 +27,15 @@ from pathlib import Path
 from taskbench import provenance
 from taskbench.commands.options import pattern_help
 from taskbench.errors import EXIT_OK, EXIT_REGRESSED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
-from taskbench.measure import campaign, regression
-from taskbench.measure.check_baseline import read_baseline, write_baseline
-from taskbench.measure.check_sampling import FULL, MIN_THRESHOLD, QUICK, Sampler
-from taskbench.measure.check_verdicts import Cell, confirm, extend, judge
+from taskbench.measure.sweep import campaign
+from taskbench.check import regression
+from taskbench.check.baseline import read_baseline, write_baseline
+from taskbench.check.sampling import FULL, MIN_THRESHOLD, QUICK, Sampler
+from taskbench.check.verdicts import Cell, confirm, extend, judge
 from taskbench.registry.catalog import Registry
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.registry.locations import find_layout
-from taskbench.report import check_outputs
+from taskbench.check import outputs as check_outputs
 
 BASELINE_SUFFIX = "@baseline"  # a baseline build's system, beside the candidate's in one campaign
 

@@ -20,7 +20,7 @@ from taskbench.console import Fit
 from taskbench.errors import EXIT_OK, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.measure.analysis import analyze
 from taskbench.measure.placement import CHANGED_FACTOR
-from taskbench.measure.reliability import busy_line
+from taskbench.measure.metg.reliability import busy_line
 from taskbench.report.tables import metg_label
 
 

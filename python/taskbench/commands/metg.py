@@ -4,9 +4,9 @@
 stencil_1d, compute_bound, 1000 steps, width = cores, METG(50%) over 3 repetitions, then the
 HTML report (taskbench-report.html unless --html says otherwise).
 
-Every METG comes with its 95% interval (measure/estimate.py); one whose interval is too wide,
+Every METG comes with its 95% interval (measure/metg/estimate.py); one whose interval is too wide,
 or whose runs were disturbed, or a missing one where other processes disturbed the runs, is
-marked unreliable (measure/reliability.py) in the table, the report and the campaign's stored
+marked unreliable (measure/metg/reliability.py) in the table, the report and the campaign's stored
 results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 """
 
@@ -24,13 +24,15 @@ from taskbench.commands.options import (add_launch_options, add_simulate_options
 from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
                               EXIT_USAGE, UserError)
 from taskbench.hosts.option import cluster_from
-from taskbench.launch.runner import DISTURBED_CORES, run_once
-from taskbench.measure import analysis_cache, campaign, traces
+from taskbench.measure.noise import DISTURBED_CORES
+from taskbench.launch.runner import run_once
+from taskbench.measure import analysis_cache, traces
+from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import results_record
 from taskbench.measure.kernels import kernel_info
-from taskbench.measure.metg import METG_METHODS
-from taskbench.measure.sweep import SweepParams
-from taskbench.measure.sweep_bisect import PLAN as BISECT
+from taskbench.measure.metg.methods import METG_METHODS
+from taskbench.measure.sweep.params import SweepParams
+from taskbench.measure.sweep.bisect import PLAN as BISECT
 from taskbench.reference import published
 from taskbench.registry.external import add_externals, externals_from_specs
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table

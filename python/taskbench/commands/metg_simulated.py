@@ -4,7 +4,7 @@ SimGrid build (docs/simulation.md); then METG against nodes, beside the paper's 
 figure of the system's paper row where it has one (`--reference sc20`: also in the report).
 
 Simulated runs are deterministic, so a campaign makes one repetition and one try of each size
-unless told otherwise, and bisects towards the crossing (measure/sweep_bisect.py), starting where
+unless told otherwise, and bisects towards the crossing (measure/sweep/bisect.py), starting where
 the previous node count's METG crossed; its campaigns are stored as simulated (their machine is
 the platform's), named for the platform and node count, and never ranked with measured ones."""
 
@@ -16,8 +16,8 @@ import time
 from taskbench import report, units
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.launch import smpirun
-from taskbench.measure import campaign
-from taskbench.measure.sweep_bisect import crossing_iter
+from taskbench.measure.sweep import campaign
+from taskbench.measure.sweep.bisect import crossing_iter
 from taskbench.reference import published
 from taskbench.hosts.simulated import Simulation, find
 

@@ -21,8 +21,8 @@ from taskbench.commands.options import counted_kernel, positive_float, positive_
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.hosts.option import cluster_from
-from taskbench.launch.runner import disturbed
-from taskbench.measure import campaign
+from taskbench.measure.noise import disturbed
+from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
 from taskbench.registry import gpu
 

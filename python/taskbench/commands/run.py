@@ -18,7 +18,7 @@ from taskbench.commands.options import add_launch_options, add_simulate_options,
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.hosts.option import cluster_from
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of, hosts_of

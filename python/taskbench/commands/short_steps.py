@@ -16,7 +16,7 @@ import math
 
 from taskbench import units
 from taskbench.launch.runner import run_once
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 
 WARN_SHARE = 0.05  # "a few percent" of a run at the METG
 PAPER_STEPS = 1000  # the paper's runs, and `metg`'s default: not checked

@@ -13,7 +13,7 @@ from taskbench.console import Fit
 from taskbench.commands.options import count, positive_float, positive_int
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.hosts.option import cluster_from
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import background_load
 from taskbench.studies import execute, metg_execute, metg_results, results
 

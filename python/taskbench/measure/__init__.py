@@ -1,3 +1,6 @@
-"""Measuring: the METG sweep and its math, the machine's peak, campaigns (a set of runs stored
-together), their analysis, each kernel's counted work, traced runs and the strong-scaling
-prediction."""
+"""Measuring: the METG sweep (sweep/: its parameters, plan, settling and the campaign that runs
+it), METG and its statistics (metg/: the methods, the fit, the estimate, whether it is a result),
+whether a run was disturbed (noise.py), the machine's peak (peak.py), a campaign's analysis
+(analysis.py, cached in analysis_cache.py), each kernel's counted work (kernels.py), the CPUs'
+placement (placement.py), traced runs (traces.py, trace_split.py), what the systems add to their
+report (system_report.py) and the strong-scaling prediction (predict.py)."""

@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 
 from taskbench import units
 from taskbench.launch import MPI_LAUNCHERS
-from taskbench.launch.runner import disturbed
+from taskbench.measure.noise import disturbed
 from taskbench.measure.kernels import throughput
-from taskbench.measure import metg_fit, placement, rerun
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, MetgSummary, efficiency, relative_spread
-from taskbench.measure.placement_metg import per_placement
+from taskbench.measure.metg import fit as metg_fit, rerun
+from taskbench.measure import placement
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint, MetgSummary, efficiency, relative_spread
+from taskbench.measure.metg.by_placement import per_placement
 from taskbench.measure.peak import OwnPeak, PeakTable, load_peaks
-from taskbench.measure.reliability import background_load, busy_campaign, busy_line, judge, judge_missing
-from taskbench.measure.sweep import SweepParams, best_of
+from taskbench.measure.metg.reliability import background_load, busy_campaign, busy_line, judge, judge_missing
+from taskbench.measure.sweep.params import SweepParams, best_of
 from taskbench.measure.system_report import hosts_of
 from taskbench.measure.traces import is_trace_run
 
@@ -33,7 +34,7 @@ class SystemCurve:
     summary: MetgSummary | None = None
     failures: list[dict] = field(default_factory=list)
     noisy_points: list[tuple[int, float]] = field(default_factory=list)  # (iter, spread)
-    # (iter, rep, background load) of the points whose every try was disturbed (runner.disturbed)
+    # (iter, rep, background load) of the points whose every try was disturbed (measure/noise.py)
     disturbed_points: list[tuple[int, int, float]] = field(default_factory=list)
     counted: dict[tuple[int, int], dict] = field(default_factory=dict)  # (iter, rep): the try that counts
     dependencies_per_task: float | None = None
@@ -182,7 +183,7 @@ def analyze(store, name: str) -> CampaignAnalysis:
 
 
 def for_rerun(analysis: CampaignAnalysis, campaigns: list[dict]) -> None:
-    """Each figure's interval made the one a rerun on this machine honours (measure/rerun.py):
+    """Each figure's interval made the one a rerun on this machine honours (measure/metg/rerun.py):
     this campaign's repetitions and the machine's drift between the campaigns stored up to it;
     the campaign's own interval is kept as within_low/within_high (what its reliability was
     judged on, and what later campaigns measure the drift with)."""

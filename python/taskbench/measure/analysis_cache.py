@@ -4,7 +4,7 @@ metg`), from a cache folder of pickled analyses.
 
 An analysis is a function of what it reads: the campaign (its parameters, machine, status), its
 measured runs (trace runs are not among them), the stored peaks, the other METG campaigns'
-published results (the machine's drift between campaigns, measure/rerun.py), and the code and the
+published results (the machine's drift between campaigns, measure/metg/rerun.py), and the code and the
 numerical libraries that compute it. Its key is a hash of all of them, so any change anywhere is a
 new key and a new analysis; nothing is ever served stale. The folder is $TASKBENCH_CACHE, else
 $XDG_CACHE_HOME/taskbench, else ~/.cache/taskbench; one file per campaign and store, replaced

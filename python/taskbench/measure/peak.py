@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import units
-from taskbench.launch.runner import disturbed
+from taskbench.measure.noise import disturbed
 from taskbench.measure.kernels import kernel_info, peak_kernel, throughput, unit
 from taskbench.registry import entry_processors
 from taskbench.registry.locations import find_layout

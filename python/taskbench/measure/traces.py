@@ -21,7 +21,7 @@ from pathlib import Path
 
 from taskbench.launch import LaunchOptions
 from taskbench.launch.runner import run_once
-from taskbench.measure.metg import by_size
+from taskbench.measure.metg.methods import by_size
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
 from taskbench.store.records import make_record
 

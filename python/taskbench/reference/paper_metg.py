@@ -1,6 +1,6 @@
 """METG(50%) as the SC20 paper reduced its data: the rule of the original Task Bench's
 scripts/chart_metg.py (its function analyze), which drew the paper's figures. The harness's own
-METG (docs/harness.md, measure/metg_fit.py) fits one curve through every run of the sweep instead
+METG (docs/harness.md, measure/metg/fit.py) fits one curve through every run of the sweep instead
 of taking the mean per size (`--metg-method paper` reads this rule).
 
 - per problem size, the mean elapsed time over its repetitions;

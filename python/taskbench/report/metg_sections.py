@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from taskbench import units
 from taskbench.measure.kernels import unit
-from taskbench.measure.reliability import busy_line
+from taskbench.measure.metg.reliability import busy_line
 from taskbench.reference import published
 from taskbench.registry.catalog import registry_entries
 from taskbench.report import figure_cache

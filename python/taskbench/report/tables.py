@@ -18,7 +18,7 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     An unreliable METG says so in its cell and first in its notes (with why); numeric=True
     gives raw seconds (for -q / TSV consumers) instead of formatted figures, the interval in
     columns of its own, then this campaign's own interval (campaign low/high: the one to compare
-    two systems of the campaign with, measure/metg.py campaign_interval), the METG column staying
+    two systems of the campaign with, measure/metg/methods.py campaign_interval), the METG column staying
     a number and the notes, last, carrying "UNRELIABLE".
     """
     p = analysis.params
@@ -86,7 +86,7 @@ def notes_below_table(analysis) -> list[str]:
 
 
 def drift_lines(analysis) -> list[str]:
-    """What the intervals hold for (measure/rerun.py): a rerun here, with the drift between
+    """What the intervals hold for (measure/metg/rerun.py): a rerun here, with the drift between
     campaigns they include (this machine's as measured, weighed with this project's VMs')."""
     if getattr(analysis.params, "simulation", None):
         return []

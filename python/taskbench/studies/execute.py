@@ -6,7 +6,7 @@ grid of runs; all of it goes into the campaign's params. Running replays that st
 stored keys are reused, so a resumed study runs only what is missing.
 
 Noise: background load only slows a run down, so each point keeps its fastest repetition. A
-point whose fastest run still shared the machine (runner.disturbed: other processes used more
+point whose fastest run still shared the machine (measure/noise.py: other processes used more
 than 0.25 cores while it ran) gets one more try per round, up to `retries` rounds after
 the grid. Which points those are depends only on stored runs, so a resumed study replays the
 same rounds.
@@ -22,8 +22,8 @@ from taskbench import provenance
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
 from taskbench.hosts.description import Cluster, first_hosts
-from taskbench.launch.runner import disturbed
-from taskbench.measure import campaign
+from taskbench.measure.noise import disturbed
+from taskbench.measure.sweep import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
 from taskbench.studies import metg_execute
 from taskbench.studies.preset import PlannedRun, Study

@@ -14,9 +14,9 @@ import dataclasses
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.launch.launchers import ACROSS_HOSTS
-from taskbench.measure import campaign
+from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import analyze, results_record
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.sweep.params import SweepParams
 from taskbench.studies.metg_preset import HEAVY_QUICK_STEPS_DIVISOR, MetgStudy, Sweep, base_settings
 
 

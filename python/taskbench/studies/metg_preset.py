@@ -3,7 +3,7 @@
 per system per value as the result: the Task Bench paper's figures 7, 9, 10 and 11.
 
 Grid studies (studies/preset.py) store runs; a METG study stores sweeps, because METG is not one
-run but the adaptive search of sweep_plan.py over problem sizes.
+run but the adaptive search of measure/sweep/plan.py over problem sizes.
 
 A preset's sweeps are a pure function of (quick, cores): the parent campaign stores the sweeps it
 planned, so a resumed study replays exactly the same ones even if the preset changes later.
@@ -39,7 +39,7 @@ class MetgStudy:
     parameter: str  # the figure's x axis / the table's column header
     default_systems: Callable  # (registry) -> list of system names, in table order
     sweeps: Callable[[bool, int], list[Sweep]]  # (quick, cores) -> the values, in axis order
-    reps: int = 3  # repetitions of every curve (and more near the crossing, measure/settle.py)
+    reps: int = 3  # repetitions of every curve (and more near the crossing, measure/sweep/settle.py)
     quick_reps: int = 1
     log_axis: bool = False  # draw the parameter on a log scale (bytes)
     categorical: bool = False  # the values are names (patterns), not numbers
@@ -66,7 +66,7 @@ class MetgStudy:
 
 
 # The sweep settings every METG study shares, full and --quick. Full: repetitions added near
-# each crossing until the METG's interval is within 5% (measure/settle.py), as `taskbench metg`.
+# each crossing until the METG's interval is within 5% (measure/sweep/settle.py), as `taskbench metg`.
 # Quick: one repetition, one try per size, coarse refinement, no re-check rounds, none added, the
 # METG one curve's crossing, with no interval; and the sweep starts at -iter 16384 (~40 us tasks
 # here, efficient for every compiled system) instead of 65536: the planner still goes up first

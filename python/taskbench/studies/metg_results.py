@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from taskbench import units
 from taskbench.measure.analysis import CampaignAnalysis, analyze
-from taskbench.measure.metg import UNRELIABLE_MARK, refusal
+from taskbench.measure.metg.methods import UNRELIABLE_MARK, refusal
 
 
 @dataclass
@@ -16,7 +16,7 @@ class MetgCell:
     low: float | None = None
     high: float | None = None
     why_not: str = ""
-    unreliable: str = ""  # why the figure is noise rather than a result (measure/reliability.py); "" if it is one
+    unreliable: str = ""  # why the figure is noise rather than a result (measure/metg/reliability.py); "" if it is one
     bound: bool = False  # still efficient at the smallest size swept: an upper bound
 
     @property

@@ -86,7 +86,7 @@ def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[Plan
 def hosts_metg_sweeps(quick: bool, cluster) -> list[Sweep]:
     """--hosts: a stencil_1d sweep over the first N hosts for each N, a column per core of them."""
     from taskbench.hosts.description import first_hosts
-    from taskbench.measure.campaign import hosts_params
+    from taskbench.measure.sweep.campaign import hosts_params
     sweeps = []
     for n in core_counts(len(cluster)):
         hosts = first_hosts(cluster, n)

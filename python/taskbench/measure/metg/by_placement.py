@@ -14,9 +14,9 @@ never a bound.
 
 from __future__ import annotations
 
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint, PlacementMetg
-from taskbench.measure.reliability import sizes_text
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint, PlacementMetg
+from taskbench.measure.metg.reliability import sizes_text
 
 MIN_REPS = 2  # repetitions of a placement at each size its METG is read between
 

@@ -1,7 +1,7 @@
 """What a rerun of a campaign on the same machine gives: the machine's drift between campaigns,
 measured from the campaigns stored here, and the interval a rerun's METG falls in.
 
-A campaign's repetitions all run in the same minutes, so the interval they give (metg_fit.py)
+A campaign's repetitions all run in the same minutes, so the interval they give (measure/metg/fit.py)
 says how well this campaign pins its METG down, not where the next campaign's lands: on a VM
 the host moves the vCPUs and shares the cores with its other tenants over minutes, and the next
 campaign meets another machine. That drift is measured where it shows, between campaigns: for

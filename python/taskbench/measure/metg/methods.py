@@ -2,7 +2,7 @@
 
 Efficiency of a run = its throughput / the machine's peak for that kernel and core count.
 METG(x) = the smallest task granularity whose efficiency is still >= x. The harness reads it
-from every run at once (measure/metg_fit.py, measure/estimate.py); here are the pieces: a
+from every run at once (measure/metg/fit.py, measure/metg/estimate.py); here are the pieces: a
 repetition's own METG (metg_of_curve: a crossing between two consecutive sweep points, one >= x
 and the next < x, interpolated linearly in efficiency against log(granularity)), which the sweep
 steers by and the median method reports, the SC20 paper's reduction, and the summary every
@@ -23,7 +23,7 @@ class CurvePoint:
     iter: int
     granularity: float | None  # seconds; None when the run failed
     efficiency: float | None  # fraction of peak; None when the run failed
-    disturbed: bool = False  # every try shared the machine with other processes (runner.disturbed)
+    disturbed: bool = False  # every try shared the machine with other processes (measure/noise.py)
     placement: str | None = None  # the CPUs' placement it ran under, where that changed (placement.tag)
 
     @property
@@ -94,7 +94,7 @@ class PlacementMetg:
     low: float | None
     high: float | None
     runs: int  # counted runs tagged with it
-    note: str = ""  # why it has no METG of its own (measure/placement_metg.py)
+    note: str = ""  # why it has no METG of its own (measure/metg/by_placement.py)
     differs: bool = False  # its runs at the sizes the METG is read between say its METG is another
 
     @property
@@ -109,7 +109,7 @@ class PlacementMetg:
 class MetgSummary:
     values: list[MetgValue]  # each repetition's own METG: the median method's, and the sweep's guide
     method: str = "fit"
-    seconds: float | None = None  # the METG (measure/estimate.py)
+    seconds: float | None = None  # the METG (measure/metg/estimate.py)
     low: float | None = None  # its 95% interval; None with fewer than two repetitions
     high: float | None = None
     status: str = "none"  # "found" | "unbracketed" (an upper bound) | "none"
@@ -118,7 +118,7 @@ class MetgSummary:
     warnings: list[str] = field(default_factory=list)
     unreliable: list[str] = field(default_factory=list)  # why this is not a result; empty: it is
     placements: list[PlacementMetg] = field(default_factory=list)  # where the CPUs' placement changed
-    # Where low/high are the interval a rerun honours (measure/rerun.py): this campaign's own
+    # Where low/high are the interval a rerun honours (measure/metg/rerun.py): this campaign's own
     # interval, and the machine's drift between campaigns they were widened by.
     within_low: float | None = None
     within_high: float | None = None
@@ -201,7 +201,7 @@ def relative_spread(values: list[float]) -> float | None:
     return (max(values) - min(values)) / mid if mid > 0 else None
 
 
-# How a summary's METG is read from the runs (measure/estimate.py says what each does). A campaign
+# How a summary's METG is read from the runs (measure/metg/estimate.py says what each does). A campaign
 # stored with "harness", the median method's name before the fit, reads as "median".
 METG_METHODS = ("fit", "median", "paper")
 LEGACY_METHODS = {"harness": "median"}

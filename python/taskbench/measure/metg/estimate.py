@@ -1,7 +1,7 @@
 """A system's METG and its 95% interval by one of the methods (metg.METG_METHODS), from its
 counted runs: the summary that every table, figure, comparison and stored record reads.
 
-- fit (default): one monotone fit over every size and repetition (measure/metg_fit.py), its
+- fit (default): one monotone fit over every size and repetition (measure/metg/fit.py), its
   interval from resampling whole repetitions;
 - median: each repetition's own METG (metg.metg_of_curve), their median: the harness's figure
   before the fit, kept so that a campaign stored with it reads the same; its interval is the
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from taskbench.measure import metg_fit
-from taskbench.measure.metg import CurvePoint, MetgSummary, median_metg, metg_of_curve, paper_metg
+from taskbench.measure.metg import fit as metg_fit
+from taskbench.measure.metg.methods import CurvePoint, MetgSummary, median_metg, metg_of_curve, paper_metg
 
 MIN_REPS_FOR_INTERVAL = 2
 
@@ -23,7 +23,7 @@ MIN_REPS_FOR_INTERVAL = 2
 def estimate(reps: dict[int, list[CurvePoint]], threshold: float, method: str = "fit", seed: int = 0,
              full_reps: int | None = None) -> MetgSummary:
     """reps: {repetition: its counted points}; full_reps: the repetitions below it are whole
-    curves, the others only the sizes added around the crossing (settle.py). The whole curves'
+    curves, the others only the sizes added around the crossing (measure/sweep/settle.py). The whole curves'
     own METGs are kept in every method's summary (the sweep steers by them; the median method
     is theirs)."""
     whole = {rep: points for rep, points in reps.items() if full_reps is None or rep < full_reps}

@@ -1,4 +1,4 @@
-"""What a METG sweep is, as the planner (sweep_plan.py), the campaign that runs it and the
+"""What a METG sweep is, as the planner (measure/sweep/plan.py), the campaign that runs it and the
 analysis that reads it back all see it: its parameters, stored with the campaign so that a
 resume runs the same sweep; the key each run is stored under; and which of a point's tries
 counts, so that the planner and the analysis read the same curve from the same runs.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from taskbench.launch.runner import disturbed
+from taskbench.measure.noise import disturbed
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import LEGACY_METHODS
+from taskbench.measure.metg.methods import LEGACY_METHODS
 
 
 @dataclass
@@ -50,18 +50,18 @@ class SweepParams:
     # --simulate and --nodes: the simulated platform the runs are on (hosts/simulated.py's
     # Simulation.params: its file, the file's hash, the node count); None: real cores.
     simulation: dict | None = None
-    # Which plan picks the sizes: "adaptive" (sweep_plan.py, against a noisy machine) or "bisect"
-    # (sweep_bisect.py: deterministic runs, a simulated campaign's), and where the bisection
+    # Which plan picks the sizes: "adaptive" (measure/sweep/plan.py, against a noisy machine) or "bisect"
+    # (measure/sweep/bisect.py: deterministic runs, a simulated campaign's), and where the bisection
     # looks first, {system: -iter} (the previous node count's crossing). Stored, so that a
     # resumed campaign replays the same plan; a campaign stored before them is "adaptive".
     plan: str = "adaptive"
     seeds: dict = field(default_factory=dict)
-    # How the reported METG is read from the runs (metg.METG_METHODS, measure/estimate.py); "paper"
+    # How the reported METG is read from the runs (metg.METG_METHODS, measure/metg/estimate.py); "paper"
     # compares a figure with a published one on the same definition. The sweep itself is the same.
     metg_method: str = "fit"
     # A METG whose 95% interval is wider than this (half-width over the METG) is unreliable.
     max_interval: float = 0.10
-    # Repetitions of the two sizes around each crossing are added (measure/settle.py) until the
+    # Repetitions of the two sizes around each crossing are added (measure/sweep/settle.py) until the
     # METG's interval is within this (half-width over the METG; 0: none added), or until they
     # have taken `interval_budget` times the time of the sweep's own runs.
     target_interval: float = 0.05

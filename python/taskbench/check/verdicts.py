@@ -2,7 +2,7 @@
 correction: checking more systems must not find more regressions by chance), a cell whose
 interval is only too wide measured more instead of being called inconclusive, and a change
 believed only when a second measurement says it again. The tests and intervals are
-regression.py's; the runs, check_sampling.py's.
+check/regression.py's; the runs, check/sampling.py's.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from taskbench.measure import regression
+from taskbench.check import regression
 
 MAX_SETS = 4  # of repetitions of one cell: the preset's, then as many more as its interval needs (extend)
 MIN_CLEAN_SHARE = 0.75  # of a side's METG repetitions whose fitted curve must cross 50% on the grid

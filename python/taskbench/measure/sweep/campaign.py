@@ -16,13 +16,16 @@ from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions
 from taskbench.hosts import facts as host_facts
 from taskbench.hosts.description import Cluster, read_cluster
-from taskbench.launch.runner import DISTURBED_CORES, SYSTEM_MESSAGE_PREFIX, run_once, spare_cores
-from taskbench.measure import analysis_cache, placement, rerun, settle
+from taskbench.measure.noise import DISTURBED_CORES, spare_cores
+from taskbench.launch.runner import SYSTEM_MESSAGE_PREFIX, run_once
+from taskbench.measure import analysis_cache, placement
+from taskbench.measure.metg import rerun
+from taskbench.measure.sweep import settle
 from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
-from taskbench.measure.sweep import SweepParams, run_key
-from taskbench.measure.sweep_bisect import PLAN as BISECT, Bisection, expected_runs
-from taskbench.measure.sweep_plan import Planner
+from taskbench.measure.sweep.params import SweepParams, run_key
+from taskbench.measure.sweep.bisect import PLAN as BISECT, Bisection, expected_runs
+from taskbench.measure.sweep.plan import Planner
 from taskbench.measure.traces import is_trace_run
 from taskbench.hosts.simulated import Simulation
 from taskbench.store.records import make_record
@@ -248,7 +251,7 @@ def sweep_options(system, params: SweepParams) -> LaunchOptions:
 
 def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
     """{system: tau}: this machine's drift between campaigns for each system's configuration, as
-    measured from the campaigns stored before this one (measure/rerun.py); none for a simulation."""
+    measured from the campaigns stored before this one (measure/metg/rerun.py); none for a simulation."""
     if params.simulation:
         return {}
     found = rerun.history([c for c in store.campaigns("metg") if c["name"] != campaign["name"]],
@@ -258,7 +261,7 @@ def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
 
 
 def usual_runs(params: SweepParams) -> int:
-    """The runs of a sweep of the usual shape (sweep_plan.py), before any has run here: per system,
+    """The runs of a sweep of the usual shape (measure/sweep/plan.py), before any has run here: per system,
     six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
     and repetitions of those two sizes added up to settle.MIN_REPS; a bisection's, its own."""
     if params.plan == BISECT:

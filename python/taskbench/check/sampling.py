@@ -1,22 +1,23 @@
 """The runs a `taskbench check` makes. A check is only as good as its runs: both sides run
-interleaved, run by run (the METGs on one grid of sizes, measure/metg_grid.py), so that a slow
+interleaved, run by run (the METGs on one grid of sizes, check/metg_grid.py), so that a slow
 minute of the machine hits both; every run lasts long enough to measure the runtime, not the
 timer; and a side's runs that other processes disturbed are said to be, so that their verdict
-is inconclusive instead of a guess. Judging the repetitions is check_verdicts.py's.
+is inconclusive instead of a guess. Judging the repetitions is check/verdicts.py's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench.launch.runner import DISTURBED_CORES, disturbed
-from taskbench.measure import campaign, metg_grid
+from taskbench.measure.noise import DISTURBED_CORES, disturbed
+from taskbench.measure.sweep import campaign
+from taskbench.check import metg_grid
 from taskbench.measure.analysis import analyze
-from taskbench.measure.check_verdicts import MIN_CLEAN_SHARE, Cell, never_efficient
+from taskbench.check.verdicts import MIN_CLEAN_SHARE, Cell, never_efficient
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import efficiency
-from taskbench.measure.reliability import background_load
-from taskbench.measure.sweep import SweepParams
+from taskbench.measure.metg.methods import efficiency
+from taskbench.measure.metg.reliability import background_load
+from taskbench.measure.sweep.params import SweepParams
 
 SMALL_ITER = 1024
 # The metrics, smaller is better, and the finest relative change each can express at all (its
@@ -25,7 +26,7 @@ SMALL_ITER = 1024
 # A METG is interpolated in log(granularity) between the two sizes around its crossing, so it
 # moves continuously with their efficiencies (FLOPs over those same elapsed times): 1e-6 of
 # them, times the slope of the interpolation (at most about 5 near 50%, between grid sizes
-# sqrt(2) apart, measure/metg_grid.py). Read off the nearest size instead, it could not show a
+# sqrt(2) apart, check/metg_grid.py). Read off the nearest size instead, it could not show a
 # change below that step (41%). No --threshold below the coarsest is taken.
 EMPTY, SMALL, METG = "per-task time, empty kernel", f"per-task time, compute_bound -iter {SMALL_ITER}", "METG(50%)"
 GRAIN_FLAGS = {EMPTY: ["-kernel", "empty"], SMALL: ["-kernel", "compute_bound", "-iter", str(SMALL_ITER)]}
@@ -129,7 +130,7 @@ class Sampler:
         cell.noise = cell.noise or _busy(runs)
 
     def _metg(self, cell: Cell, sides: list[str]) -> None:
-        """METG per repetition on one grid of sizes for both sides (measure/metg_grid.py), found by a
+        """METG per repetition on one grid of sizes for both sides (check/metg_grid.py), found by a
         short pilot sweep; repetition k of both sides pairs."""
         pilots = {side: self._pilot(side, n) for n, side in enumerate(sides)}
         brackets = [b for side, pilot in pilots.items() if side in pilot.curves

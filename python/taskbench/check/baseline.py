@@ -23,7 +23,7 @@ def _machine_facts(ctx) -> dict:
 
 
 def write_baseline(path: str, ctx, config: dict, cells: list) -> None:
-    """The candidate's values of each cell (check_verdicts.Cell), with the check's settings."""
+    """The candidate's values of each cell (check/verdicts.Cell), with the check's settings."""
     document = {"taskbench_check_baseline": BASELINE_FORMAT, **_machine_facts(ctx),
                 "config": {k: v for k, v in config.items() if k != "pairs"},
                 "cells": [{"system": c.system, "metric": c.metric, "values": c.candidate_values} for c in cells]}

@@ -6,7 +6,7 @@ other. Here a short pilot sweep finds each side's crossing; then both sides run 
 (every size both sides' crossings could fall between), interleaved size by size, and repetition
 k of each side yields a METG from the same sizes in the same minutes of the machine: a pair, as
 the fixed grains' runs are (docs/regression-gate.md). Each repetition's METG is read from a
-monotone fit of its grid points (measure/metg_fit.py): a noisy size near 50% is pooled with its
+monotone fit of its grid points (measure/metg/fit.py): a noisy size near 50% is pooled with its
 neighbour instead of leaving a curve with no single crossing. Pure functions.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from taskbench.measure import metg_fit
-from taskbench.measure.metg import CurvePoint, MetgValue
+from taskbench.measure.metg import fit as metg_fit
+from taskbench.measure.metg.methods import CurvePoint, MetgValue
 
 STEPS_PER_DOUBLING = 2  # the grid's sizes are 2^(j/2): a step of sqrt(2) in -iter
 # Lattice steps kept below a side's lowest pilot crossing and above its highest. Background

@@ -11,7 +11,7 @@ A METG is unreliable when
     nothing with one busy process) by more than twice its own standard error, measured from the
     scatter of those runs' readings. A set of runs too short for that to be told is not marked:
     a guess is no evidence;
-  - there is no METG while some sizes were disturbed in every try (runner.disturbed).
+  - there is no METG while some sizes were disturbed in every try (measure/noise.py).
 A repetition retried clean counts its clean try, so a figure whose disturbed runs were run again
 stays reliable. With one repetition there is no interval, and the figure says so.
 """
@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from taskbench import units
-from taskbench.launch.runner import DISTURBED_CORES, spare_cores
+from taskbench.measure.noise import DISTURBED_CORES, spare_cores
 
 
 def background_load(runs: list[dict]) -> float | None:

@@ -1,4 +1,4 @@
-"""Repetitions added where they narrow a METG's interval: the last phase of a sweep (sweep_plan.py).
+"""Repetitions added where they narrow a METG's interval: the last phase of a sweep (measure/sweep/plan.py).
 
 A METG is read where the fitted efficiency crosses the threshold, between two sizes; runs
 anywhere else barely move it. So once a system's sweep is done, while its interval's half-width
@@ -12,20 +12,20 @@ there is no crossing to narrow; the console says which (`state.settled`). Pure f
 from __future__ import annotations
 
 from taskbench import units
-from taskbench.measure import rerun
-from taskbench.measure.estimate import estimate
-from taskbench.measure.metg import CurvePoint
-from taskbench.measure.reliability import sizes_text
+from taskbench.measure.metg import rerun
+from taskbench.measure.metg.estimate import estimate
+from taskbench.measure.metg.methods import CurvePoint
+from taskbench.measure.metg.reliability import sizes_text
 
 MAX_ADDED = 60  # repetitions added per system, whatever the budget
 # Repetitions (whole ones and added ones) before the target may end it: an interval from fewer
-# covers the METG less often than it says (measure/metg_fit.py: 72% from 3, 92% from 5 and 6).
+# covers the METG less often than it says (measure/metg/fit.py: 72% from 3, 92% from 5 and 6).
 MIN_REPS = 6
 
 
 def target(params, tau: float | None) -> float:
     """The half-width the added repetitions aim at: --target-interval, or, where this machine's
-    drift between campaigns is measured (measure/rerun.py: tau), half of what that drift alone
+    drift between campaigns is measured (measure/metg/rerun.py: tau), half of what that drift alone
     gives a figure, if wider: past it more repetitions barely narrow the interval a rerun honours
     (at that width it is within 12% of what endless repetitions would make it)."""
     return max(params.target_interval, rerun.Z * tau / 2) if tau and params.target_interval > 0 \
@@ -57,7 +57,7 @@ def next_sizes(curves: dict[int, list[CurvePoint]], params, added: int, seed: in
     # What stopped it, in words: the figure is the campaign's analysis's (line()), which may count
     # the runs otherwise than this running estimate (a placement set apart, a peak that rose).
     # MIN_REPS keeps an interval of the campaign's own from covering its METG less often than it
-    # says; where the drift is measured, the figure's interval is mostly the drift's (rerun.py).
+    # says; where the drift is measured, the figure's interval is mostly the drift's (measure/metg/rerun.py).
     if width is not None and width <= target_width and len(curves) >= (params.reps if tau else MIN_REPS):
         return [], f"{done}, the sweep's running estimate within the target ±{_percent(target_width)}{why}"
     if spent >= params.interval_budget * sweep:

@@ -62,7 +62,7 @@ class Points:
 
     @classmethod
     def of_curves(cls, reps: dict) -> "Points":
-        """From {repetition: its CurvePoints} (measure/metg.py), the failed ones left out."""
+        """From {repetition: its CurvePoints} (measure/metg/methods.py), the failed ones left out."""
         return cls.of([(p.iter, rep, p.granularity, p.efficiency) for rep, points in reps.items() for p in points
                        if p.ok])
 

@@ -1,5 +1,5 @@
 """The sweep of a campaign whose runs are deterministic (a simulated one): a bisection towards
-the threshold's crossing instead of the measured sweep's plan (sweep_plan.py).
+the threshold's crossing instead of the measured sweep's plan (measure/sweep/plan.py).
 
 A simulated run gives the same result every time (docs/simulation.md), so what the measured
 plan spends against noise (tries, repetitions, every coarse size down to a quarter of the
@@ -9,7 +9,7 @@ are read against it), then looks for the crossing among exactly the sizes the me
 would end on (fine_grid: its coarse steps of `factor`, each cut into `refine_points` + 1 as its
 polish round cuts the step that crosses), and stops when two neighbours of that grid bracket
 the threshold. Those are the two sizes the measured plan crosses between on a monotone curve,
-so the fit (metg_fit.py) reads the same METG from fewer runs.
+so the fit (measure/metg/fit.py) reads the same METG from fewer runs.
 
 Where it looks first: the -iter where the previous node count's METG crossed (SweepParams.seeds,
 set by metg_simulated.py): the curve moves little from one node count to the next, so the seed
@@ -28,9 +28,9 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from taskbench.measure.metg import CurvePoint
-from taskbench.measure.sweep import SweepParams
-from taskbench.measure.sweep_plan import Planner, refined_sizes, _SystemState
+from taskbench.measure.metg.methods import CurvePoint
+from taskbench.measure.sweep.params import SweepParams
+from taskbench.measure.sweep.plan import Planner, refined_sizes, _SystemState
 
 PLAN = "bisect"  # SweepParams.plan
 
@@ -50,7 +50,7 @@ def fine_grid(params: SweepParams) -> list[int]:
 
 def crossing_iter(points: list[CurvePoint], seconds: float, threshold: float) -> float | None:
     """The -iter where a curve's METG of `seconds` crosses the threshold: its kernel time per
-    task at the crossing, seconds x threshold (metg_fit.py), placed between the two points
+    task at the crossing, seconds x threshold (measure/metg/fit.py), placed between the two points
     whose kernel times surround it, linearly in log as the fit interpolates; None where no two do."""
     target = math.log(seconds * threshold)
     work = sorted((math.log(p.granularity * p.efficiency), math.log(p.iter)) for p in points if p.ok)

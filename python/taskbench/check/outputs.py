@@ -2,7 +2,7 @@
 ($GITHUB_STEP_SUMMARY, a GitLab job summary), and JSON that benchmark trackers load:
 github-action-benchmark's `customSmallerIsBetter` (a list of {name, unit, value, range, extra})
 and Bencher's Metric Format ({benchmark: {measure: {value, lower_value, upper_value}}}).
-A cell is measure/check_verdicts.Cell: system, baseline, metric, both sides' values, comparison, verdict."""
+A cell is check/verdicts.Cell: system, baseline, metric, both sides' values, comparison, verdict."""
 
 from __future__ import annotations
 

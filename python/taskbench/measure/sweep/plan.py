@@ -14,7 +14,7 @@ Plan, per system, as a small state machine fed only by the results it has seen:
            in some repetition and is still coarse (`refine_points` sizes evenly spaced in
            log(-iter)), and more tries around the crossings (see Tries);
   settle   repetitions of the two sizes around the fitted crossing added, one per batch, while
-           the METG's interval is wider than `target_interval` (measure/settle.py);
+           the METG's interval is wider than `target_interval` (measure/sweep/settle.py);
   done.
 Every batch runs interleaved across systems and repetitions (the machine is noisy: a burst of
 background load then hits every system instead of one system's whole curve).
@@ -28,7 +28,7 @@ disturbed run) gets `tries` more, and while the repetitions' METGs disagree by m
 shared machine last longer than one batch). The fastest successful try counts (best_of). A try
 that fails is not retried: validation failures and crashes are the system's, not noise.
 
-Load: a try that other processes disturbed (runner.disturbed: they used more than 0.25 cores
+Load: a try that other processes disturbed (measure/noise.py: they used more than 0.25 cores
 while it ran, judged on runs long enough to tell) does not settle its point: while every try of
 a point was disturbed, it runs again, at most DISTURBED_RETRIES more times, in a later round of
 the batch. The fastest undisturbed try counts, or the fastest when every one was disturbed;
@@ -46,12 +46,13 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from taskbench.launch.runner import disturbed
-from taskbench.measure import metg_fit, settle
+from taskbench.measure.noise import disturbed
+from taskbench.measure.metg import fit as metg_fit
+from taskbench.measure.sweep import settle
 from taskbench.measure.kernels import throughput
-from taskbench.measure.metg import CurvePoint, efficiency, metg_of_curve, repetition_spread
+from taskbench.measure.metg.methods import CurvePoint, efficiency, metg_of_curve, repetition_spread
 from taskbench.measure.peak import PeakTable
-from taskbench.measure.sweep import SweepParams, best_of
+from taskbench.measure.sweep.params import SweepParams, best_of
 
 Unit = tuple[str, int, int]  # (system, iter, rep): one point of one repetition's curve
 RETRY_MAX_SECONDS = 1.0  # runs longer than this are not repeated for precision
@@ -80,7 +81,7 @@ class Planner:
         self.params = params
         self.peaks = peaks
         self.campaign = campaign  # seeds the intervals as the campaign's analysis does
-        # {system: tau}, this machine's drift between campaigns where measured (measure/rerun.py):
+        # {system: tau}, this machine's drift between campaigns where measured (measure/metg/rerun.py):
         # the added repetitions stop where it would swamp them (settle.target).
         self.drift = drift or {}
         self.tries: dict[Unit, list[dict]] = {}
@@ -204,7 +205,7 @@ class Planner:
 
     def _settle(self, state: _SystemState) -> list[tuple[int, int]]:
         """One more repetition of the two sizes around the crossing, while the METG's interval is
-        wider than the target and the budget lasts (measure/settle.py); each of its points gets
+        wider than the target and the budget lasts (measure/sweep/settle.py); each of its points gets
         the tries a point near the threshold gets."""
         p = self.params
         rep = p.reps + state.added
@@ -352,7 +353,7 @@ class Planner:
 def refined_sizes(hi: int, lo: int, params: SweepParams) -> list[int]:
     """The sizes a polish round runs inside the step hi > lo (decreasing; none where the step is
     already as fine as a refined coarse step): as many as make it that fine, evenly spaced in
-    log(-iter). sweep_bisect.py searches the same sizes, so both plans cross between the same two."""
+    log(-iter). measure/sweep/bisect.py searches the same sizes, so both plans cross between the same two."""
     finest = (params.factor ** (1 / (params.refine_points + 1))) * 1.01
     if hi / lo <= finest:
         return []
