@@ -69,7 +69,7 @@ def test_scaling_over_hosts_runs_every_core_of_the_first_n(tmp_path):
         assert weak.flags[weak.flags.index("-width") + 1] == str(cores)  # a column per core used
         assert strong.flags[strong.flags.index("-width") + 1] == "7"  # the whole problem, always
     sweeps = scaling.hosts_metg_sweeps(True, cluster)
-    assert [(s.label, s.settings["width"], len(s.settings["hosts"]["hosts"])) for s in sweeps] == \
+    assert [(s.label, s.settings["width"], len(s.settings["cluster"])) for s in sweeps] == \
         [("hosts1", 2, 1), ("hosts2", 3, 2), ("hosts3", 7, 3)]
 
 

@@ -318,7 +318,7 @@ def test_peaks_are_said_for_the_core_counts_the_campaign_ran():
                    "flops_per_second": 1.6e11})
     analysis = _analysis(_curve("native", _summary(1e-6)))
     analysis.peaks = peaks
-    analysis.params.simulation = analysis.params.hosts = None
+    analysis.params.simulation = analysis.params.cluster = None
     assert set(peaks.describe("cpu")) == {1, 2}
     assert [line.split(":")[0] for line in notes_below_table(analysis) if line.startswith("peak")] == \
         ["peak with 2 cores"]

@@ -119,13 +119,13 @@ def _simulated(c) -> str | None:
     simulation = c.params.simulation
     if not simulation:
         return None
-    return f"simulated on {simulation.get('platform')}, {units.count(simulation.get('nodes') or 1, 'node')}"
+    return f"simulated on {simulation.platform.name}, {units.count(simulation.nodes, 'node')}"
 
 
 def _machine(c) -> str:
     machine = c.campaign.get("machine") or {}
     if machine.get("hosts"):
-        return f"{units.count(len(machine['hosts']), 'host')} of {(c.params.hosts or {}).get('path', 'a cluster')}"
+        return f"{units.count(len(machine['hosts']), 'host')} of {c.params.cluster.path if c.params.cluster else 'a cluster'}"
     cpus = machine.get("available_cpus")
     return f"{machine.get('hostname', '?')}, {machine.get('cpu_model', '?')}" + (
         f", {units.count(cpus, 'CPU')}" if cpus else "")

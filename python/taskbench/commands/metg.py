@@ -12,46 +12,18 @@ results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 
 from __future__ import annotations
 
-import re
-import shlex
-
-from taskbench import provenance, report, units
-from taskbench.commands import metg_simulated
-from taskbench.commands import metg_resume, short_steps
+from taskbench import report
+from taskbench.commands import metg_resume, metg_simulated
+from taskbench.commands.metg_params import PLANS, sweep_params
+from taskbench.commands.metg_sweep import exit_status, sweep
 from taskbench.commands.options import (add_launch_options, add_simulate_options, count, counted_kernel, kernel_help,
                                        non_negative, pattern_help, percentage, percentage_or_zero, positive_int,
                                        simulated_nodes)
-from taskbench.errors import (EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE,
-                              EXIT_USAGE, UserError)
-from taskbench.hosts.option import cluster_from
-from taskbench.measure.noise import DISTURBED_CORES
-from taskbench.launch.runner import run_once
-from taskbench.measure import analysis_cache, traces
-from taskbench.measure.sweep import campaign
-from taskbench.measure.analysis import results_record
-from taskbench.measure.kernels import kernel_info
+from taskbench.errors import EXIT_UNRELIABLE
 from taskbench.measure.metg.methods import METG_METHODS
-from taskbench.measure.sweep.params import SweepParams
-from taskbench.measure.sweep.bisect import PLAN as BISECT
 from taskbench.reference import published
-from taskbench.registry.external import add_externals, externals_from_specs
-from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
 
 DEFAULT_HTML = "taskbench-report.html"
-# Task Bench flags the sweep sets itself from its options (SweepParams.flags): --flags may not.
-OWNED_FLAGS = {"-steps": "give --steps instead", "-width": "give --width instead",
-               "-type": "give --pattern instead", "-kernel": "give --kernel instead",
-               "-iter": "the sweep chooses it (from --start-iter)", "-radix": "give --radix instead",
-               "-scratch": "give --scratch instead"}
-# Task Bench flags that write or print what the sweep keeps itself: every run's report and output
-# are stored, and one run per system is traced for the report.
-OUTPUT_FLAGS = {"-json": "every run's report is stored (`taskbench export --json FILE` writes them)",
-                "-trace": "the sweep traces one run per system near its METG, stored for the report "
-                          "(leave out --no-trace)",
-                "-v": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)",
-                "-vv": "each run's output is stored, not shown (`taskbench export --json FILE`: stdout_tail)"}
-PLANS = ("adaptive", BISECT)  # SweepParams.plan
-BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
 
 
 def add_parser(subparsers, common):
@@ -113,250 +85,21 @@ def add_parser(subparsers, common):
     return p
 
 
-def _systems(args, ctx, externals: dict) -> list[str]:
-    registry = ctx.registry
-    add_externals(registry, externals)
-    named = [*args.systems, *externals]
-    if args.default:
-        chosen = []
-        for s in registry.defaults():
-            if s.available:
-                chosen.append(s.name)
-            else:  # never silently skipped
-                ctx.console.warn(f"default system {s.name} skipped: {s.reason}")
-        if not chosen:
-            raise UserError("no default system is available (see `taskbench systems`)", EXIT_ENVIRONMENT)
-        return chosen + [n for n in named if n not in chosen]
-    if not named:
-        raise UserError("name at least one system (or --default, or --external); `taskbench systems` lists them")
-    for name in named:
-        registry.require_available(name)
-    return list(dict.fromkeys(named))
-
-
-def _params(args, ctx) -> SweepParams:
-    info = kernel_info(args.kernel)
-    try:
-        extra = shlex.split(args.flags)
-    except ValueError as exc:
-        raise UserError(f"--flags: {exc}")
-    for flag in extra:
-        if flag in OWNED_FLAGS:  # the run would follow --flags while the campaign stores the option
-            raise UserError(f"--flags: {flag} is the sweep's own: {OWNED_FLAGS[flag]} (the campaign stores "
-                            "what the options say)")
-        if flag in OUTPUT_FLAGS:  # the harness's own -json comes after it; a -trace every run would overwrite
-            raise UserError(f"--flags: {flag} is not for a sweep: {OUTPUT_FLAGS[flag]}")
-    externals = externals_from_specs(args.external)
-    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
-    hosts = None if cluster is None else campaign.hosts_params(cluster)
-    simulation = getattr(args, "simulation", None)  # metg_simulated.py: one node count's
-    cores = cluster.cores if cluster is not None else provenance.available_cores()
-    once = simulation is not None  # deterministic: a repetition, a try, no added repetitions, a bisection
-    plan = args.plan or (BISECT if once else "adaptive")
-    if plan == BISECT and not once:
-        raise UserError("--plan bisect: only for deterministic runs (--simulate): a measured run's noise would "
-                        "send a bisection the wrong way at the first disturbed run", EXIT_USAGE)
-    return SweepParams(
-        systems=_systems(args, ctx, externals), externals=externals, pattern=args.pattern, kernel=args.kernel,
-        steps=args.steps, width=args.width or (simulation.cores if once else cores), radix=args.radix,
-        threshold=args.threshold / 100,
-        reps=args.reps or (1 if once else 3), tries=args.tries or (1 if once else 3),
-        start_iter=args.start_iter or info.start_iter,
-        refine_points=args.refine, scratch=args.scratch or info.scratch or None, extra_flags=extra,
-        timeout=args.timeout, ranks=args.ranks, threads_per_rank=args.threads_per_rank, launcher=args.launcher,
-        max_interval=args.max_interval / 100,
-        target_interval=(args.target_interval if args.target_interval is not None else 0.0 if once else 5.0) / 100,
-        interval_budget=args.interval_budget, hosts=hosts, metg_method=args.metg_method,
-        simulation=simulation.params() if simulation is not None else None,
-        plan=plan, seeds=getattr(args, "seeds", None) or {})
-
-
 def main(args, ctx) -> int:
     simulated_nodes(args, None)  # refuses --nodes without --simulate
     if args.resume is not None and not args.simulate:  # --simulate refuses --resume itself
         metg_resume.refuse_what_it_would_ignore(args, add_parser)
     if args.simulate:
-        return metg_simulated.main(args, ctx, sweep_one)
+        return metg_simulated.main(args, ctx)
     html = args.html or (DEFAULT_HTML if args.default else None)
     if html:
         report.check_html_path(html, ctx.console)
-    name, params, complete = _open(args, ctx)
-    if not complete:
-        _warn_if_loaded(ctx)
-    stats = _sweep(ctx, name, params)
-    analysis = analysis_cache.analysis(ctx.store, name)  # the settle lines' own, computed once
-    if args.trace:
-        traces.trace_campaign(ctx.store, ctx.registry, name, params, analysis, ctx.console, ctx.git_revision)
-    _show(ctx, analysis)
-    if args.reference:
-        show_published(ctx, analysis.params, args.reference_nodes)
-    _publish(ctx.store, name, analysis)
-    _warn_about_results(ctx, analysis, stats)
-    short_steps.warn(ctx, analysis)
+    resume = None if args.resume is None else args.resume or args.campaign or ""
+    params = sweep_params(args, ctx) if resume is None else None  # a resumed campaign runs its stored ones
+    analysis, stats = sweep(ctx, params, name=args.campaign, resume=resume, trace=args.trace,
+                            reference=args.reference, reference_nodes=args.reference_nodes)
     if html:
-        written = report.write_report(ctx.store, html, [name], ctx.console,
+        written = report.write_report(ctx.store, html, [analysis.name], ctx.console,
                                       reference_nodes=(args.reference_nodes or [1]) if args.reference else None)
         ctx.console.note(f"report: {written}")
-    return _exit_status(ctx, analysis, stats, args.strict)
-
-
-def sweep_one(args, ctx):
-    """One campaign opened, swept, shown and stored (a node count's, under --simulate): its
-    analysis and the exit status it calls for; no trace, no report."""
-    name, params, _ = _open(args, ctx)
-    stats = _sweep(ctx, name, params)
-    analysis = analysis_cache.analysis(ctx.store, name)  # the settle lines' own, computed once
-    _show(ctx, analysis)
-    _publish(ctx.store, name, analysis)
-    _warn_about_results(ctx, analysis, stats)
-    return analysis, _exit_status(ctx, analysis, stats, args.strict)
-
-
-def _open(args, ctx) -> tuple[str, SweepParams, bool]:
-    """The campaign to sweep, its parameters, and whether it is complete already (a resumed one
-    that has nothing left to run, replayed from the store)."""
-    store = ctx.store
-
-    def new() -> tuple[str, dict]:
-        params = _params(args, ctx)
-        _preflight(ctx, params)
-        return args.campaign or campaign.new_name(store, "metg", params.pattern, params.kernel), params.to_dict()
-
-    resume = None if args.resume is None else args.resume or args.campaign or ""
-    opened = campaign.open(store, "metg", resume=resume, new=new, git_revision=ctx.git_revision)
-    name, params = opened.name, SweepParams.from_dict(opened.params)
-    if opened.stored is None:
-        ctx.console.note(f"campaign {name}: {', '.join(params.systems)}; {params.pattern}, "
-                         f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
-                         f"{units.count(params.reps, 'rep')}, METG({params.threshold:.0%}); stored in {store.path}")
-        return name, params, False
-    add_externals(ctx.registry, params.externals)
-    complete = opened.stored["status"] == "done"
-    if complete:
-        ctx.console.note(f"campaign {name} is already complete; showing its results")
-    else:
-        ctx.console.note(f"resuming {name}: {units.count(len(store.runs(name)), 'run')} already stored")
-    return name, params, complete
-
-
-def _sweep(ctx, name: str, params: SweepParams):
-    """Runs what the campaign lacks; a complete campaign is replayed from the store: its runs and
-    failures counted, nothing run."""
-    try:
-        return campaign.run_sweep(ctx.store, ctx.registry, name, params, ctx.console, ctx.git_revision)
-    except KeyboardInterrupt:
-        raise UserError(f"interrupted: {units.count(len(ctx.store.runs(name)), 'run')} stored; continue with "
-                        f"`{ctx.command('metg', '--resume', name)}`", EXIT_INTERRUPTED)
-
-
-def _show(ctx, analysis) -> None:
-    """The METG table, the answer under it, and where the peaks came from."""
-    columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
-    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold, analysis.params.reps))
-    if not ctx.console.quiet:
-        for line in answer(analysis):
-            ctx.console.line(line)
-    for line in notes_below_table(analysis):
-        ctx.console.note(line)
-
-
-def show_published(ctx, params: SweepParams, nodes: list[int] | None) -> None:
-    """The paper's figures for the campaign's graph, in a table of their own (published.py)."""
-    found = published.metg_table(params.pattern, params.graphs, params.kernel, nodes or [1], ctx.console.quiet,
-                                 published.ports((s.name, s.paper_system) for s in ctx.registry))
-    if isinstance(found, str):
-        ctx.console.note(found)
-    else:
-        ctx.console.table(*found)
-
-
-def _publish(store, name: str, analysis) -> None:
-    """Stores with the campaign what a reader of the store alone needs: the external systems
-    measured against their own best (the table says so too, but they must not be taken for our
-    peak) and the results, METG per system, reliable or not."""
-    own = {c.system: {"cores": c.own_peak.cores, "own_best": c.own_peak.own, "machine_peak": c.own_peak.machine}
-           for c in analysis.curves.values() if c.own_peak is not None}
-    if own:
-        store.annotate_campaign_machine(name, "external_own_peaks", own)
-    store.set_campaign_results(name, results_record(analysis))
-
-
-def _warn_about_results(ctx, analysis, stats) -> None:
-    """Each unreliable METG and warning, what ran, and a busy machine."""
-    for curve in analysis.curves.values():
-        if curve.summary.unreliable:
-            ctx.console.warn(f"{curve.system}: METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}")
-        for warning in curve.summary.warnings:
-            if warning not in curve.summary.unreliable:
-                ctx.console.warn(f"{curve.system}: {warning}")
-    repeated = (f" ({stats.repeated_for_load} of them again because other processes disturbed the run)"
-                if stats.repeated_for_load else "")
-    ctx.console.note(f"{units.count(stats.executed, 'run')} executed{repeated}, {stats.reused} reused from the "
-                     f"store, {len(stats.failed)} failed")
-    warn_if_noisy(ctx, analysis.background_load, "campaign")
-
-
-def warn_if_noisy(ctx, background: float | None, what: str) -> None:
-    """A campaign or study whose runs shared the machine: its figures say less than they seem."""
-    if background is not None and background > BUSY_BACKGROUND:
-        ctx.console.warn(f"other processes used {background:.2f} cores on average while this {what} ran: its "
-                         "figures are noisy")
-
-
-def _exit_status(ctx, analysis, stats, strict: bool) -> int:
-    # Failed runs (3) take precedence over --strict's unreliable METG (5): they need a look
-    # whatever the noise.
-    if stats.failed:
-        return EXIT_RUNS_FAILED
-    unreliable = [c for c in analysis.curves.values() if c.summary.unreliable]
-    if unreliable and strict:
-        ctx.console.warn(f"--strict: {units.count(len(unreliable), 'unreliable METG')} "
-                         f"({', '.join(c.system for c in unreliable)}): exit status {EXIT_UNRELIABLE}")
-        return EXIT_UNRELIABLE
-    return EXIT_OK
-
-
-def _preflight(ctx, params: SweepParams) -> None:
-    """Each system checks the sweep's flags before the campaign exists, so a typo in --flags or
-    --pattern is one line now instead of a campaign of failed runs. Once per system: the sweep's
-    flags differ only in -iter. With -h added, the core's parser reads every flag (the system's
-    own too, and the graph's limits at the sweep's real size) and exits 2 at a mistake, else
-    prints the help and exits 0, running nothing (docs/spec.md §4). An external command does not
-    know -h: one tiny run instead, which must print the summary lines."""
-    tiny = params.flags(1)
-    tiny[tiny.index("-steps") + 1] = "1"
-    for name in params.systems:
-        flags = tiny if name in params.externals else [*params.flags(params.start_iter), "-h"]
-        system = ctx.registry.get(name)
-        outcome = run_once(system, flags, campaign.sweep_options(system, params), timeout=60)
-        if outcome.status == "bad_flags":
-            raise _in_options(params, outcome.reason) or campaign.rejected_flags(name, outcome.reason,
-                                                                                 "the sweep's flags")
-        if name in params.externals and not outcome.ok:
-            raise UserError(f"external {name} failed its first run ({outcome.status}): {outcome.reason}",
-                            EXIT_USAGE)
-
-
-# The core's line for a graph its width cannot hold (docs/spec.md, -radix).
-RADIX_ABOVE_WIDTH = re.compile(r"-radix: invalid value '(\d+)'( \(the default\))?; expected at most -width \((\d+)\)")
-
-
-def _in_options(params: SweepParams, reason: str) -> UserError | None:
-    """The core's refusal of a flag the sweep set from an option, said in the options' words: the
-    user gave --radix and --width (or their defaults), never -radix and -width."""
-    found = RADIX_ABOVE_WIDTH.search(reason)
-    if found is None:
-        return None
-    radix, default, width = int(found.group(1)), bool(found.group(2)), int(found.group(3))
-    asked = (f"{params.pattern} takes {radix} dependencies per task by default (the core's radix)" if default
-             else f"--radix {radix} needs a width of {radix} or more")
-    return UserError(f"{asked}, and the sweep is {width} wide (--width; default: the cores here): add --width "
-                     f"{radix}, or give --radix {width} or less", EXIT_USAGE)
-
-
-def _warn_if_loaded(ctx) -> None:
-    load = provenance.load_average()
-    cores = provenance.available_cores()
-    if load and load[0] > 0.5 * cores:
-        ctx.console.warn(f"the machine is busy (load average {load[0]:.1f} on {units.count(cores, 'core')}): "
-                         "expect noisy figures")
+    return exit_status(ctx, analysis, stats, args.strict)

@@ -10,16 +10,18 @@ the platform's), named for the platform and node count, and never ranked with me
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import replace
 
 from taskbench import report, units
+from taskbench.commands.metg_params import sweep_params
+from taskbench.commands.metg_sweep import exit_status, sweep
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
+from taskbench.hosts.simulated import Simulation, find
 from taskbench.launch import smpirun
 from taskbench.measure.sweep import campaign
 from taskbench.measure.sweep.bisect import crossing_iter
 from taskbench.reference import published
-from taskbench.hosts.simulated import Simulation, find
 
 # Options that describe real machines, refused with --simulate: what to do instead.
 REAL_ONLY = {"default": "name the systems to simulate", "external": "an external command runs on this machine",
@@ -53,28 +55,29 @@ def _refuse_real_options(args) -> None:
                         "of --nodes nodes", EXIT_USAGE)
 
 
-def main(args, ctx, sweep_one) -> int:
-    """sweep_one(args, ctx) -> (analysis, exit status): metg's campaign, for each node count."""
+def main(args, ctx) -> int:
+    """A campaign per node count, each the same sweep (metg_params.py) on the platform's first N
+    nodes, its width their cores unless --width, seeded from the previous count's crossings."""
     _refuse_real_options(args)
     platform = find(args.simulate)
     if args.html:
         report.check_html_path(args.html, ctx.console)
-    args.systems = simulated_systems(ctx.registry, args.systems)
+    first = sweep_params(args, ctx, deterministic=True, names=simulated_systems(ctx.registry, args.systems))
     status, results, seeds = EXIT_OK, [], {}
     node_counts = args.nodes or [1]
     for nodes in node_counts:
-        one = argparse.Namespace(**vars(args))
-        one.simulation, one.trace = Simulation(platform, nodes), False  # a trace's times would be this machine's
-        one.seeds = seeds  # where the bisection looks first: the previous node count's crossings
-        one.campaign = (f"{args.campaign}-{nodes}n" if args.campaign else
-                        campaign.new_name(ctx.store, "metg", "sim", platform.name, f"{nodes}n", args.pattern, args.kernel))
-        one.resume = one.campaign if ctx.store.has_campaign(one.campaign) else None
-        ctx.console.note(f"{platform.name}, {units.count(nodes, 'node')}: {one.simulation.cores} simulated cores")
+        simulation = Simulation(platform, nodes)
+        # seeds: where the bisection looks first, the previous node count's crossings.
+        params = replace(first, simulation=simulation, width=args.width or simulation.cores, seeds=seeds)
+        name = (f"{args.campaign}-{nodes}n" if args.campaign else
+                campaign.new_name(ctx.store, "metg", "sim", platform.name, f"{nodes}n", args.pattern, args.kernel))
+        ctx.console.note(f"{platform.name}, {units.count(nodes, 'node')}: {simulation.cores} simulated cores")
         started = time.perf_counter()
-        analysis, one_status = sweep_one(one, ctx)
+        # No trace: its times would be this machine's.
+        analysis, stats = sweep(ctx, params, name=name, resume=name if ctx.store.has_campaign(name) else None)
         wall = time.perf_counter() - started
         ctx.console.note(f"simulated in {units.seconds(wall)} of wall time")
-        status = max(status, one_status)
+        status = max(status, exit_status(ctx, analysis, stats, args.strict))
         results.append((nodes, analysis, wall))
         seeds = crossings(analysis)
     _show_against_nodes(ctx, platform.name, results, args.reference)

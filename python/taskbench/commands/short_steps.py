@@ -53,8 +53,9 @@ def _elapsed_of_few_steps(system, params, iterations: int, few: int) -> float | 
     flags = params.flags(iterations)
     flags = [str(few) if i and flags[i - 1] == "-steps" else flag for i, flag in enumerate(flags)]  # every graph's
     times = []
+    options = campaign.sweep_options(system, params)
     for _ in range(TRIES):
-        outcome = run_once(system, flags, campaign.sweep_options(system, params), timeout=params.timeout)
+        outcome = run_once(system, flags, options, timeout=params.timeout)
         elapsed = outcome.metrics.get("elapsed_seconds")
         if outcome.ok and elapsed:
             times.append(elapsed)

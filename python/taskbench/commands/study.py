@@ -8,7 +8,7 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 from __future__ import annotations
 
 from taskbench import provenance, report, studies, units
-from taskbench.commands.metg import warn_if_noisy
+from taskbench.commands.metg_sweep import warn_if_noisy
 from taskbench.console import Fit
 from taskbench.commands.options import count, positive_float, positive_int
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError

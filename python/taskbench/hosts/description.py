@@ -70,6 +70,18 @@ class Cluster:
         launch goes to slots[k % len], so processes spread over the hosts first."""
         return [h for round_ in range(max(h.cores for h in self.hosts)) for h in self.hosts if round_ < h.cores]
 
+    @classmethod
+    def as_stored(cls, stored: dict) -> "Cluster":
+        """The description as a campaign stored it ({"path": FILE, "hosts": [{"name", "address",
+        "cores", ...}]}), read without its file, which may be gone since: a stored campaign's
+        figures are read where it never ran. Its hosts' start methods are the file's (runnable())."""
+        return cls(Path(stored["path"]), tuple(Host(h["name"], h["address"], h["cores"], ()) for h in stored["hosts"]))
+
+    def runnable(self) -> "Cluster":
+        """This description, ready to start processes on: one stored without its start methods
+        (as_stored) read again from its file, as a resumed campaign finds its hosts now."""
+        return self if all(h.start for h in self.hosts) else read_cluster(self.path)
+
     def here(self) -> Host | None:
         """The host whose address belongs to this machine (the harness on one of the hosts, as on
         the test cluster), or None (a login node outside the description)."""

@@ -46,7 +46,7 @@ def _radical(text: str, where: str) -> list[int]:
 class Platform:
     name: str
     path: Path
-    hosts: tuple[str, ...]  # the cluster's host names, in order
+    hosts: tuple[str, ...] | None  # the cluster's host names, in order; None: not read (Simulation.as_stored)
     cores_per_node: int
     core_flops: float  # FLOP/s of one core
     sha256: str  # of the file: a changed platform is another platform
@@ -90,7 +90,7 @@ class Simulation:
     nodes: int
 
     def __post_init__(self):
-        if not 1 <= self.nodes <= len(self.platform.hosts):
+        if self.platform.hosts is not None and not 1 <= self.nodes <= len(self.platform.hosts):
             raise UserError(f"--nodes {self.nodes}: platform {self.platform.name} has "
                             f"{len(self.platform.hosts)} nodes", EXIT_USAGE)
 
@@ -103,6 +103,18 @@ class Simulation:
         p = self.platform
         return {"platform": p.name, "path": str(p.path), "sha256": p.sha256, "nodes": self.nodes,
                 "cores_per_node": p.cores_per_node, "core_flops": p.core_flops}
+
+    @classmethod
+    def as_stored(cls, params: dict) -> "Simulation":
+        """The simulation as a campaign stored it (params()), read without the platform's file,
+        which may be gone since: its hosts' names are the file's (runnable())."""
+        platform = Platform(params["platform"], Path(params["path"]), None, params.get("cores_per_node"),
+                            params.get("core_flops"), params["sha256"])
+        return cls(platform, params["nodes"])
+
+    def runnable(self) -> "Simulation":
+        """This simulation, ready to run on: one stored (as_stored) read again from its file."""
+        return self if self.platform.hosts is not None else Simulation.from_params(self.params())
 
     @classmethod
     def from_params(cls, params: dict) -> "Simulation":

@@ -102,9 +102,9 @@ def analyze_runs(campaign: dict, runs: list[dict], peaks: PeakTable) -> Campaign
         cores = ok[0].get("cores") if ok else (system_runs[0].get("cores") if system_runs else None)
         curve = SystemCurve(system, cores, peaks.peak_for(system, cores), processor=peaks.processor_of(system))
         curve.failures = [r for r in system_runs if r["status"] != "ok"]
-        if ok and params.hosts:  # across hosts: hosts x processes per host x threads
+        if ok and params.cluster:  # across hosts: hosts x processes per host x threads
             curve.hosts = hosts_of(max(ok, key=lambda r: r["iter"]))
-            n = len(params.hosts["hosts"])
+            n = len(params.cluster)
             per_host = (ok[0].get("ranks") or 1) / n
             curve.layout = (f"{n} hosts x {per_host:g} x {ok[0].get('threads_per_rank') or 1}")
         elif ok and ok[0].get("launcher") in MPI_LAUNCHERS:

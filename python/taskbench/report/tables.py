@@ -105,9 +105,10 @@ def simulated_lines(analysis) -> list[str]:
     simulation = getattr(analysis.params, "simulation", None)
     if not simulation:
         return []
-    return [f"SIMULATED: every figure is simulated time on {units.count(simulation['nodes'], 'node')} of platform "
-            f"{simulation['platform']} ({simulation['cores_per_node']} cores each, "
-            f"{units.rate(simulation['core_flops'], 'FLOP/s')} a core), not measured here (docs/simulation.md)"]
+    platform = simulation.platform
+    return [f"SIMULATED: every figure is simulated time on {units.count(simulation.nodes, 'node')} of platform "
+            f"{platform.name} ({platform.cores_per_node} cores each, "
+            f"{units.rate(platform.core_flops, 'FLOP/s')} a core), not measured here (docs/simulation.md)"]
 
 
 # The range the test cluster's hosts take (scripts/test-cluster.sh): one machine's cores, shared.
@@ -117,17 +118,17 @@ TEST_HOSTS = ipaddress.ip_network("198.18.0.0/15")
 def hosts_lines(analysis) -> list[str]:
     """Across hosts: each system's processes and tasks per host (of its largest run), and a
     warning where the hosts are the test cluster's, whose figures say nothing of a network."""
-    hosts = getattr(analysis.params, "hosts", None)
-    if not hosts:
+    cluster = getattr(analysis.params, "cluster", None)
+    if not cluster:
         return []
     lines = [f"{c.system} per host (processes / tasks): {per_host(c.hosts) if c.hosts else 'not reported by the system'}"
              for c in analysis.curves.values()]
     try:
-        test_cluster = all(ipaddress.ip_address(h["address"]) in TEST_HOSTS for h in hosts["hosts"])
+        test_cluster = all(ipaddress.ip_address(h.address) in TEST_HOSTS for h in cluster.hosts)
     except ValueError:
         test_cluster = False
     if test_cluster:
-        lines.append(f"the {len(hosts['hosts'])} hosts are the test cluster's (198.18.0.0/15): network namespaces "
+        lines.append(f"the {len(cluster)} hosts are the test cluster's (198.18.0.0/15): network namespaces "
                      "sharing this machine's cores and a software bridge, so these figures say nothing of a real "
                      "network (`taskbench predict` reasons about large node counts)")
     return lines
@@ -286,10 +287,10 @@ def campaign_title(analysis, status: str | None = None) -> str:
         noise = f", BUSY MACHINE ({analysis.busy:.2f} cores of other processes on average)"
     unfinished = status_note(status or analysis.campaign.get("status"))
     unfinished = f" ({unfinished})" if unfinished else ""
-    hosts = f", across {len(p.hosts['hosts'])} hosts" if getattr(p, "hosts", None) else ""
+    hosts = f", across {len(p.cluster)} hosts" if getattr(p, "cluster", None) else ""
     simulation = getattr(p, "simulation", None)
     if simulation:
-        hosts = f", SIMULATED: {units.count(simulation['nodes'], 'node')} of platform {simulation['platform']}"
+        hosts = f", SIMULATED: {units.count(simulation.nodes, 'node')} of platform {simulation.platform.name}"
     return (f"{analysis.name}: {p.pattern}{radix}, {p.kernel}, {units.count(p.steps, 'step')} x {p.width} wide"
             f"{hosts}, {units.count(p.reps, 'rep')}, threshold {p.threshold:.0%}, {definition(p)}{noise}{unfinished}")
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import provenance, units
+from taskbench.hosts.description import first_hosts
+from taskbench.hosts.facts import described
 from taskbench.studies.members import members
 from taskbench.studies.metg_preset import MetgStudy, Sweep
 from taskbench.studies.preset import PlannedRun, Study
@@ -85,13 +87,11 @@ def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[Plan
 
 def hosts_metg_sweeps(quick: bool, cluster) -> list[Sweep]:
     """--hosts: a stencil_1d sweep over the first N hosts for each N, a column per core of them."""
-    from taskbench.hosts.description import first_hosts
-    from taskbench.measure.sweep.campaign import hosts_params
     sweeps = []
     for n in core_counts(len(cluster)):
         hosts = first_hosts(cluster, n)
         sweeps.append(Sweep(hosts.cores, f"hosts{n}", {"pattern": "stencil_1d", "width": hosts.cores,
-                                                       "hosts": hosts_params(hosts)}))
+                                                       "cluster": hosts, "host_facts": described(hosts)}))
     return sweeps
 
 

@@ -27,7 +27,6 @@ from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.measure.sweep.bisect import PLAN as BISECT, Bisection, expected_runs
 from taskbench.measure.sweep.plan import Planner
 from taskbench.measure.traces import is_trace_run
-from taskbench.hosts.simulated import Simulation
 from taskbench.store.records import make_record
 
 
@@ -241,12 +240,14 @@ def on_cores(system, cores: int | None, launcher: str | None = None) -> LaunchOp
 
 
 def sweep_options(system, params: SweepParams) -> LaunchOptions:
+    """How the sweep's runs of `system` start: built once per system and campaign (run_sweep), the
+    hosts' description and the platform read again from their files only for a campaign read back
+    from the store (runnable()), never once per run."""
     if params.cores is not None:
         return on_cores(system, params.cores, params.launcher)
-    cluster = cluster_of(params.to_dict())
-    simulation = Simulation.from_params(params.simulation) if params.simulation else None
     return LaunchOptions(ranks=params.ranks, threads_per_rank=params.threads_per_rank, launcher=params.launcher,
-                         cluster=cluster, simulation=simulation)
+                         cluster=None if params.cluster is None else params.cluster.runnable(),
+                         simulation=None if params.simulation is None else params.simulation.runnable())
 
 
 def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
@@ -292,6 +293,7 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     only finds where to measure (taskbench check's pilot) leaves it."""
     campaign = store.campaign(name)
     systems = {n: registry.require_available(n) for n in params.systems}
+    options = {n: sweep_options(system, params) for n, system in systems.items()}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
     plan = Bisection if params.plan == BISECT else Planner
     planner = plan(params, peaks, name, drift_of(store, campaign, params))
@@ -331,7 +333,7 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
                         probes.before_run()
                     run = execute_one(
                         store, systems[system_name], params.flags(iterations), campaign=name, key=key, rep=rep,
-                        options=sweep_options(systems[system_name], params), timeout=params.timeout,
+                        options=options[system_name], timeout=params.timeout,
                         git_revision=git_revision, stats=stats)
                     probes.after_run(run)
                     if again and stats.executed > executed:

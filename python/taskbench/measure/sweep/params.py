@@ -6,11 +6,17 @@ counts, so that the planner and the analysis read the same curve from the same r
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, fields
 
-from taskbench.measure.noise import disturbed
+from taskbench.hosts.description import Cluster
+from taskbench.hosts.simulated import Simulation
 from taskbench.measure.kernels import throughput
 from taskbench.measure.metg.methods import LEGACY_METHODS
+from taskbench.measure.noise import disturbed
+
+# The fields whose values are objects, stored as records of their own (to_dict, from_dict).
+TYPED = ("cluster", "host_facts", "simulation")
 
 
 @dataclass
@@ -44,12 +50,15 @@ class SweepParams:
     # that a resumed campaign runs the same commands (taskbench.registry.external).
     externals: dict = field(default_factory=dict)
     graphs: int = 1  # identical task graphs run at once (`-and`), as the paper's Fig. 9d and 11
-    # --hosts: the cluster description the runs span ({"path": FILE, "hosts": [{"name", "address",
-    # "cores"}, ...]}: the file is read again on resume; the list is the campaign's provenance).
-    hosts: dict | None = None
-    # --simulate and --nodes: the simulated platform the runs are on (hosts/simulated.py's
-    # Simulation.params: its file, the file's hash, the node count); None: real cores.
-    simulation: dict | None = None
+    # --hosts: the cluster description the runs span, and each host as it answered when the
+    # campaign began (hosts/facts.py), the campaign's provenance. Stored as "hosts": {"path": FILE,
+    # "hosts": [{"name", "address", "cores", ...}]}; read back without the file (Cluster.as_stored),
+    # which a resumed campaign reads again to run (Cluster.runnable).
+    cluster: Cluster | None = None
+    host_facts: tuple[dict, ...] = ()
+    # --simulate and --nodes: the simulated platform the runs are on; None: real cores. Stored as
+    # Simulation.params() (its file, the file's hash, the node count), read back without the file.
+    simulation: Simulation | None = None
     # Which plan picks the sizes: "adaptive" (measure/sweep/plan.py, against a noisy machine) or "bisect"
     # (measure/sweep/bisect.py: deterministic runs, a simulated campaign's), and where the bisection
     # looks first, {system: -iter} (the previous node count's crossing). Stored, so that a
@@ -68,16 +77,31 @@ class SweepParams:
     interval_budget: float = 1.0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """What the store keeps of them: plain values, the hosts and the platform as their records."""
+        stored = {}
+        for f in fields(self):  # in their order, as a campaign stored before them has its keys
+            if f.name == "cluster":
+                stored["hosts"] = None if self.cluster is None else {"path": str(self.cluster.path),
+                                                                      "hosts": list(self.host_facts)}
+            elif f.name == "simulation":
+                stored["simulation"] = None if self.simulation is None else self.simulation.params()
+            elif f.name not in TYPED:
+                stored[f.name] = getattr(self, f.name)
+        return deepcopy(stored)
 
     @classmethod
     def from_dict(cls, data: dict) -> "SweepParams":
         """A campaign's stored params. One stored before the fit reads as it did: its METG the
         median of its repetitions', no repetitions added on a resume."""
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__ and k not in TYPED}
         if "metg_method" not in known or known["metg_method"] in LEGACY_METHODS:
             known["metg_method"] = LEGACY_METHODS.get(known.get("metg_method"), "median")
             known.setdefault("target_interval", 0.0)
+        hosts, simulation = data.get("hosts"), data.get("simulation")
+        if isinstance(hosts, dict):
+            known["cluster"], known["host_facts"] = Cluster.as_stored(hosts), tuple(hosts["hosts"])
+        if simulation:
+            known["simulation"] = Simulation.as_stored(simulation)
         return cls(**known)
 
     def flags(self, iterations: int) -> list[str]:
