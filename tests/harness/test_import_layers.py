@@ -1,52 +1,56 @@
 """The package's layers import only downward, and no modules import each other in a circle.
 
-Each subpackage of python/taskbench has one role (docs/harness.md, "The package"); this test
-reads every module's imports (those inside functions too) with `ast`, so a new import against
-the direction fails here, not in a review."""
+Each subpackage of python/taskbench has one role, and the table of docs/harness.md ("The
+package") says which layers each may import: this test reads that table, the one list of the
+layers, and every import of the package's modules and of the systems' own Python files
+(systems/*/*.py, which run in the systems' processes) with `ast`, those inside functions too, so
+that a new import against the direction fails here, not in a review."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "python" / "taskbench"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "python" / "taskbench"
+TABLE_DOC = ROOT / "docs" / "harness.md"
+SYSTEMS = "systems"  # the layer of systems/*/*.py
+LEAF = "errors"  # imports nothing of taskbench: every layer may import it
 
-# Top-level modules that are not a subpackage, by layer.
-MODULE_LAYERS = {"taskbench": "base", "taskbench.errors": "base", "taskbench.units": "base",
-                 "taskbench.console": "base", "taskbench.provenance": "base", "taskbench.paths": "base",
-                 "taskbench._core": "core", "taskbench.context": "context",
-                 "taskbench.cli": "top", "taskbench.faults": "top", "taskbench.__main__": "top"}
-SUBPACKAGES = ("engine", "process", "hosts", "clusters", "launch", "registry", "store", "reference", "measure", "check", "plots", "studies", "report",
-               "commands")
-HARNESS = {"base", "process", "hosts", "launch", "registry", "store", "reference", "measure", "check", "plots", "studies", "report", "context"}
-# What each layer may import (besides the standard library and third-party packages).
-ALLOWED = {
-    "base": {"base"},
-    # The systems import the engine side in their own (worker) processes: the binding only.
-    "engine": {"engine", "core"},
-    "process": {"base", "process"},
-    "hosts": {"base", "hosts"},
-    # What a starter and a system's own process import: never the launchers (launch/__init__.py
-    # loads them all).
-    "clusters": {"base", "process", "hosts", "clusters"},
-    "launch": {"base", "process", "hosts", "launch"},  # systems are passed in: never the registry, never the store
-    "registry": {"base", "registry", "process", "hosts", "launch"},  # through the launcher table's why_not_here
-    "store": {"base", "store"},  # a run's outcome comes in as data: never the runner
-    "reference": {"base", "reference"},  # published data, read and reduced: nothing measured here
-    "measure": {"base", "measure", "process", "hosts", "launch", "registry", "store", "reference"},
-    "check": {"base", "check", "launch", "registry", "store", "measure"},
-    "plots": {"base", "plots", "measure", "registry"},  # a system's colour is a registry fact
-    "studies": {"base", "studies", "measure", "process", "hosts", "launch", "registry", "store", "plots", "reference"},
-    "report": {"base", "report", "measure", "store", "plots", "studies", "registry", "reference"},
-    "context": {"base", "context", "registry", "store"},
-    "commands": HARNESS | {"commands"},
-    "top": HARNESS | {"commands", "top", "core"},
-}
+
+def read_layers(text: str) -> tuple[dict[str, str], tuple[str, ...], dict[str, set[str]]]:
+    """From docs/harness.md's package table: (module -> its layer, for the layers of modules named
+    in bold; the subpackages, each a layer; layer -> the layers it may import, itself and LEAF
+    included)."""
+    section = text[text.index("## The package"):]
+    table = section[section.index("| layer | role | may import |"):].split("\n\n")[0]
+    rows = re.findall(r"^\| (.+?) \| .* \| (.+?) \|$", table, re.M)[1:]  # the header left out
+    modules, subpackages, allowed = {}, [], {}
+    for layer_cell, may_import in rows:
+        named = re.match(r"\*\*(\w+)\*\*: (.+)", layer_cell)
+        if named:
+            layer = named.group(1)
+            for module in re.findall(r"`([\w.]+)`", named.group(2)):
+                module = module.removesuffix(".py")
+                modules["taskbench" if module == "__init__" else f"taskbench.{module}"] = layer
+        else:
+            folder = re.fullmatch(r"`([\w/*]+)/`", layer_cell).group(1)
+            layer = SYSTEMS if folder == "systems/*" else folder
+            if layer != SYSTEMS:
+                subpackages.append(layer)
+        allowed[layer] = {layer, LEAF, *re.findall(r"`(\w+)`", may_import)}
+    return modules, tuple(subpackages), allowed
+
+
+MODULE_LAYERS, SUBPACKAGES, ALLOWED = read_layers(TABLE_DOC.read_text())
 
 
 def module_name(path: Path) -> str:
+    if path.is_relative_to(ROOT / "systems"):  # systems.FOLDER.FILE: outside the package
+        return ".".join(path.relative_to(ROOT).with_suffix("").parts)
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -57,9 +61,11 @@ def layer_of(module: str) -> str:
     if module in MODULE_LAYERS:
         return MODULE_LAYERS[module]
     parts = module.split(".")
+    if parts[0] == SYSTEMS:
+        return SYSTEMS
     if len(parts) >= 2 and parts[1] in SUBPACKAGES:
         return parts[1]
-    raise AssertionError(f"{module}: in no layer (add it to MODULE_LAYERS or a subpackage)")
+    raise AssertionError(f"{module}: in no layer (add it to the package table of docs/harness.md)")
 
 
 def is_module(name: str) -> bool:
@@ -86,6 +92,16 @@ def imports_of(path: Path, top_level_only: bool) -> set[str]:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts}
+SYSTEM_FILES = {module_name(p): p for p in sorted((ROOT / "systems").glob("*/*.py"))}
+CHECKED = {**MODULES, **SYSTEM_FILES}
+
+
+def test_the_table_names_every_layer_it_allows():
+    assert {"errors", "base", "core", "engine", "clusters", "launch", "commands", SYSTEMS} <= set(ALLOWED)
+    for layer, allowed in ALLOWED.items():
+        assert allowed <= set(ALLOWED), f"{layer} may import {sorted(allowed - set(ALLOWED))}: no such layer"
+    assert ALLOWED[SYSTEMS] == {SYSTEMS, LEAF, "core", "engine", "clusters", "hosts"}
+    assert ALLOWED[LEAF] == {LEAF}
 
 
 def test_every_module_has_a_layer():
@@ -93,10 +109,10 @@ def test_every_module_has_a_layer():
         layer_of(module)
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+@pytest.mark.parametrize("module", sorted(CHECKED))
 def test_imports_go_downward(module):
     layer = layer_of(module)
-    wrong = sorted(f"{target} ({layer_of(target)})" for target in imports_of(MODULES[module], False)
+    wrong = sorted(f"{target} ({layer_of(target)})" for target in imports_of(CHECKED[module], False)
                    if layer_of(target) not in ALLOWED[layer])
     assert not wrong, f"{module} ({layer}) may import only {sorted(ALLOWED[layer])}, imports {wrong}"
 
@@ -142,6 +158,16 @@ def test_the_check_sees_a_circle_through_an_import_inside_a_function(tmp_path):
     assert import_circle(graph) == ["taskbench.hosts.description", "taskbench.hosts.slurm",
                                     "taskbench.hosts.description"]
     assert import_circle({"a": {"b"}, "b": set()}) is None
+
+
+def test_a_systems_file_may_not_import_the_launchers(tmp_path):
+    # The systems' processes import the clusters and hosts, never launch/ (its __init__ loads
+    # every launcher) nor the harness above it.
+    bad = tmp_path / "main.py"
+    bad.write_text("from taskbench.launch.dask import command\nfrom taskbench.clusters.dask import DaskCluster\n")
+    found = imports_of(bad, top_level_only=False)
+    assert found == {"taskbench.launch.dask", "taskbench.clusters.dask"}
+    assert [layer_of(m) in ALLOWED[SYSTEMS] for m in sorted(found)] == [True, False]
 
 
 def test_the_check_sees_a_wrong_import(tmp_path):

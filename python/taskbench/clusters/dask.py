@@ -1,5 +1,5 @@
-"""The Dask cluster the `dask` launcher (launch/dask.py) starts for a run, with Dask's own `dask scheduler` and `dask worker` commands, as its users start them by hand or
-in a batch job.
+"""The Dask cluster the `dask` launcher (launch/dask.py) starts for a run, with Dask's own `dask
+scheduler` and `dask worker` commands, as its users start them by hand or in a batch job.
 
 Its starter, build/libexec/taskbench/dask_cluster -workers N -threads T [-hosts FILE] -- SYSTEM
 [FLAGS...] (main() here), starts a scheduler and N worker processes (--workers, default: one per

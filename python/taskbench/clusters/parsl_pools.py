@@ -1,7 +1,7 @@
 """Parsl's worker pools the `parsl_pools` launcher (launch/parsl_pools.py) starts on every host of
 a cluster description (on this machine alone the system starts its own interchange and pool),
-started as a user starts one by hand on each node (process_worker_pool; Parsl's providers
-start them from the driver's process, which a run across the hosts' start methods cannot use).
+started as a user starts one by hand on each node (process_worker_pool; Parsl's providers start
+them from the driver's process, which a run across the hosts' start methods cannot use).
 
 Its starter, build/libexec/taskbench/parsl_pools -hosts FILE -workers N -- SYSTEM [FLAGS...]
 (main() here), starts the system on the description's first host with its interchange listening

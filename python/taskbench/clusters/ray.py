@@ -1,9 +1,9 @@
-"""The Ray cluster the `ray` launcher (launch/ray.py) starts across a cluster description's
-hosts (on this machine alone the system starts its own local Ray instance), started with Ray's own commands as its users start one by hand: `ray start
---head` on the first host, `ray start --address HEAD` on every other, each through its host's
-start method, bound to its host's address and offering its host's cores; the system's driver
-runs here, attached to it. Ray's driver attaches to the raylet of its own host, so here must be
-one of the hosts.
+"""The Ray cluster the `ray` launcher (launch/ray.py) starts across a cluster description's hosts
+(on this machine alone the system starts its own local Ray instance), started with Ray's own
+commands as its users start one by hand: `ray start --head` on the first host, `ray start
+--address HEAD` on every other, each through its host's start method, bound to its host's
+address and offering its host's cores; the system's driver runs here, attached to it. Ray's
+driver attaches to the raylet of its own host, so here must be one of the hosts.
 
 Its starter, build/libexec/taskbench/ray_cluster -hosts FILE -- SYSTEM [FLAGS...] (main() here),
 starts the cluster, runs the driver (`-address HEAD:PORT`) and stops every process of the

@@ -1,5 +1,6 @@
-"""The Spark standalone cluster the `spark` launcher (launch/spark.py) starts for a run: a master and a worker, JVMs started with pyspark's own `spark-class` in the foreground (as
-Spark's sbin/ scripts start them, without their daemonizing: the harness must hold their pids).
+"""The Spark standalone cluster the `spark` launcher (launch/spark.py) starts for a run: a master
+and a worker, JVMs started with pyspark's own `spark-class` in the foreground (as Spark's sbin/
+scripts start them, without their daemonizing: the harness must hold their pids).
 
 Its starter, build/libexec/taskbench/spark_cluster -workers N [-hosts FILE] -- SYSTEM [FLAGS...]
 (main() here), starts the master and a worker of N cores (--workers, default: one per core) on

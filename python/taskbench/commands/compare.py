@@ -125,7 +125,8 @@ def _simulated(c) -> str | None:
 def _machine(c) -> str:
     machine = c.campaign.get("machine") or {}
     if machine.get("hosts"):
-        return f"{units.count(len(machine['hosts']), 'host')} of {c.params.cluster.path if c.params.cluster else 'a cluster'}"
+        described = c.params.cluster.path if c.params.cluster else "a cluster"
+        return f"{units.count(len(machine['hosts']), 'host')} of {described}"
     cpus = machine.get("available_cpus")
     return f"{machine.get('hostname', '?')}, {machine.get('cpu_model', '?')}" + (
         f", {units.count(cpus, 'CPU')}" if cpus else "")
