@@ -48,20 +48,31 @@ class MetgStudy:
     # published: (paper systems) -> [(label, [(value, METG seconds)])] (taskbench.reference.published):
     # the series of the paper rows the study's systems run (published.study_systems).
     published: Callable | None = None
+    # Under --simulate (studies/simulated_study.py): the values a full simulated study runs (all
+    # where empty), and the paper's series at one node count, (values, nodes, paper systems) ->
+    # [(label, [(value, METG seconds)])]; None where the paper published none by node count.
+    simulated_values: tuple = ()
+    published_at_nodes: Callable | None = None
     kind: str = field(default="metg", init=False)
 
     # The report's study section (report/study_sections.py) asks every preset for these three.
     def table(self, result, figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
-        from taskbench.studies import metg_results
+        from taskbench.studies import metg_results, simulated_study
+        if simulated_study.is_simulated(result.params):
+            return simulated_study.table(self, result, figures)
         return metg_results.table(result, self.parameter, figures)
 
     def findings(self, result) -> list[str]:
-        from taskbench.studies import metg_results
+        from taskbench.studies import metg_results, simulated_study
+        if simulated_study.is_simulated(result.params):
+            return simulated_study.findings(self, result)
         return ([f"paper: {self.paper}"] + list(result.params.get("notes") or [])
                 + metg_results.ratio_findings(result, self.parameter))
 
     def figure(self, result):
-        from taskbench.studies import figures
+        from taskbench.studies import figures, simulated_study
+        if simulated_study.is_simulated(result.params):
+            return simulated_study.figure(self, result)
         return figures.metg_vs_parameter(result, self)
 
 
