@@ -48,5 +48,9 @@ def test_a_simulated_study_is_refused_where_it_cannot_run(tmp_path):
     assert out.returncode == 2 and "--nodes goes with --simulate PLATFORM" in out.stderr
     out = taskbench("study", "communication", "--steps", "10", tmp_path=tmp_path)
     assert out.returncode == 2 and "--steps goes with --simulate" in out.stderr
+    out = taskbench("study", "communication", "--values", "16", tmp_path=tmp_path)
+    assert out.returncode == 2 and "--values goes with --simulate" in out.stderr
+    out = taskbench("study", "communication", "--simulate", "small", "--values", "16,7", tmp_path=tmp_path)
+    assert out.returncode == 2 and "--values: 7 not among study communication's values" in out.stderr
     out = taskbench("study", "communication", "--simulate", "small", "--systems", "serial", tmp_path=tmp_path)
     assert out.returncode == 2 and "--simulate: serial has no simulated build" in out.stderr

@@ -48,6 +48,9 @@ def add_parser(subparsers, common):
     add_simulate_options(p, node_counts=True)  # a METG study's sweeps on a simulated platform, per node count
     p.add_argument("--steps", type=positive_int,
                    help=f"with --simulate: timesteps of every simulated run ({simulated_study.DEFAULT_STEPS})")
+    p.add_argument("--values", metavar="V,V,...",
+                   help="with --simulate: only these values of the study's parameter (a simulated sweep at 64 nodes "
+                        "costs minutes a run)")
     return p
 
 
@@ -154,8 +157,9 @@ def _simulated_plan(args, ctx, study, name: str) -> dict:
     if not systems:
         raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (--systems mpi_p2p)",
                         EXIT_USAGE)
+    values = [v.strip() for v in args.values.split(",") if v.strip()] if args.values else None
     return simulated_study.plan(study, ctx.registry, systems, args.quick, args.timeout, find_platform(args.simulate),
-                                args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name)
+                                args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name, values)
 
 
 def main(args, ctx) -> int:
@@ -164,8 +168,9 @@ def main(args, ctx) -> int:
     if not args.name:
         raise UserError("name a study (`taskbench study --list` shows them)")
     simulated_nodes(args, None)  # refuses --nodes without --simulate
-    if args.steps is not None and not args.simulate:
-        raise UserError("--steps goes with --simulate (a study on this machine runs its preset's steps)", EXIT_USAGE)
+    for option in ("steps", "values"):
+        if getattr(args, option) is not None and not args.simulate:
+            raise UserError(f"--{option} goes with --simulate (a study on this machine runs its preset's)", EXIT_USAGE)
     study = studies.get(args.name)
     if args.html:
         report.check_html_path(args.html, ctx.console)

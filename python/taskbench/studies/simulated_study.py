@@ -21,6 +21,7 @@ import dataclasses
 import time
 
 from taskbench import units
+from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.commands.metg_simulated import crossings, simulated_systems
 from taskbench.launch.simulated_platform import Platform, Simulation
 from taskbench.measure import campaign
@@ -41,16 +42,24 @@ def default_systems(study: MetgStudy, registry) -> list[str]:
 
 
 def plan(study: MetgStudy, registry, systems: list[str], quick: bool, timeout: float, platform: Platform,
-         node_counts: list[int], steps: int, parent: str) -> dict:
+         node_counts: list[int], steps: int, parent: str, values: list[str] | None = None) -> dict:
     """The parent campaign's params: like metg_execute.plan's, with a sweep per (node count,
-    value), each labelled with its node count and storing the simulation it runs on."""
+    value), each labelled with its node count and storing the simulation it runs on; `values`
+    (as typed): only the sweeps of these values."""
     builds = simulated_systems(registry, systems)
     runnable, unavailable = runnable_here(study.name, registry, builds)
+    known = [str(s.value) for s in study.sweeps(quick, platform.cores_per_node)]
+    unknown = [v for v in values or [] if v not in known]
+    if unknown:
+        raise UserError(f"--values: {', '.join(unknown)} not among study {study.name}'s values ({', '.join(known)})",
+                        EXIT_USAGE)
     sweeps = []
     for nodes in node_counts:
         simulation = Simulation(platform, nodes)
         for sweep in study.sweeps(quick, simulation.cores):
-            if study.simulated_values and not quick and sweep.value not in study.simulated_values:
+            if values is not None and str(sweep.value) not in values:
+                continue
+            if values is None and study.simulated_values and not quick and sweep.value not in study.simulated_values:
                 continue
             settings = {**base_settings(quick), **sweep.settings, "width": simulation.cores, "steps": steps,
                         "reps": 1, "tries": 1, "target_interval": 0.0, "start_iter": START_ITER,
