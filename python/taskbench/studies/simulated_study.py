@@ -82,13 +82,14 @@ def is_simulated(params: dict) -> bool:
 
 
 def _seeds(found: dict, sweep: dict, before: dict | None) -> dict:
-    """Where a new sweep's bisection looks first: the crossings of the sweep just before it at the
-    same node count (the next output size's curve moves little), else of the same value at the
-    node count before (the first value of a node count)."""
-    if before is not None and before["nodes"] == sweep["nodes"]:
-        return dict(found.get((before["nodes"], before["value"]), {}))
+    """Where a new sweep's bisection looks first: the crossings of the same value at the largest
+    node count run before (the METG moves little with the node count: 13.1 and 13.2 us at 16 and
+    64 nodes for the communication graph's 16 B), else of the sweep just before it (the first
+    node count: the previous value, whose crossing is the nearest one known)."""
     fewer = [n for n, v in found if v == sweep["value"] and n < sweep["nodes"]]
-    return dict(found.get((max(fewer), sweep["value"]), {})) if fewer else {}
+    if fewer:
+        return dict(found.get((max(fewer), sweep["value"]), {}))
+    return dict(found.get((before["nodes"], before["value"]), {})) if before is not None else {}
 
 
 def run_sweeps(store, registry, params: dict, console, git_revision: str | None) -> campaign.ExecutionStats:
