@@ -28,7 +28,9 @@ for trial in $(seq "$trials"); do
   exits[$status]=$(( ${exits[$status]:-0} + 1 ))
   awk -F'\t' 'NR > 1 { print $1 "\t" $2 "\t" $6 }' "$work/out.tsv" >> "$work/cells.tsv"
   seconds+=($(( SECONDS - start )))
-  echo "A/A trial $trial: exit $status, ${seconds[-1]} s; $(awk -F'\t' 'NR > 1 { printf "%s %s: %s (%s); ", $1, $2, $6, $5 }' "$work/out.tsv")"
+  # A cell not unchanged says why (too wide, noise seen, a second measurement disagreed).
+  echo "A/A trial $trial: exit $status, ${seconds[-1]} s; $(awk -F'\t' 'NR > 1 {
+    printf "%s %s: %s (%s)%s; ", $1, $2, $6, $5, ($6 == "unchanged" ? "" : " because " $7) }' "$work/out.tsv")"
 done
 echo "A/A, $trials trials of '$systems' (--quick): exit status 0 (all unchanged) ${exits[0]:-0}," \
      "1 (a false alarm) ${exits[1]:-0}, 5 (inconclusive) ${exits[5]:-0}; verdicts per metric:"

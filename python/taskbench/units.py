@@ -13,11 +13,19 @@ def seconds(value: float | None) -> str:
         return "—"
     if value == 0:
         return "0 s"
-    scale, name = _PREFIXES[0]
-    for s, n in _PREFIXES:
-        if abs(value) >= s:
+    return _scaled(value, _PREFIXES, "")
+
+
+def _scaled(value: float, prefixes: list[tuple[float, str]], unit: str) -> str:
+    """value in the largest prefix it reaches once rounded (999.7 ns is "1.00 µs", not "1e+03 ns"),
+    to 3 significant digits with their trailing zeros ("2.00 µs": the same digits as its
+    interval's bounds, and a figure that reads as measured to 3 digits, which "2 µs" does not)."""
+    ranked = sorted(prefixes)
+    scale, name = ranked[0]
+    for s, n in ranked:
+        if abs(float(_digits(value / s))) >= 1:
             scale, name = s, n
-    return f"{value / scale:.3g} {name}"
+    return f"{_digits(value / scale)} {name}{unit}"
 
 
 def seconds_interval(value: float | None, low: float | None, high: float | None) -> str:
@@ -82,18 +90,27 @@ def half_width(value: float | None, low: float | None, high: float | None) -> st
     return f"±{(high - low) / 2 / value:.1%}"
 
 
+def _digits(value: float) -> str:
+    """3 significant digits, trailing zeros kept; from 1000 on the whole number (1234, not
+    1.23e+03 nor 1230, which would read as exact)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    rounded = float(f"{value:.3g}")  # 999.7 -> 1000.0: its digits are counted after rounding
+    if abs(rounded) >= 1000:
+        return f"{value:.0f}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(rounded))))
+    return f"{rounded:.{decimals}f}"
+
+
 def _bound(value: float) -> str:
-    """An interval's bound to 3 significant digits, written out (1020, not 1.02e+03)."""
-    return f"{value:#.3g}".rstrip(".") if abs(value) < 1000 else f"{value:.0f}"
+    """An interval's bound, as its figure is written."""
+    return _digits(value)
 
 
 def rate(value: float | None, unit: str) -> str:
     if value is None:
         return "—"
-    for scale, prefix in _RATE_PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
+    return _scaled(value, _RATE_PREFIXES, unit)
 
 
 def percent(value: float | None, digits: int = 0) -> str:

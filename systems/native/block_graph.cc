@@ -187,10 +187,20 @@ long choose_block_rows(const taskbench::TaskGraph& g, bool homed) {
   // correct, as costly as discovering the tasks dynamically).
   if (period > max_rows) return max_rows / 2 * 2;
   // Homed, with rows of one shape throughout: every block after the head replays one graph,
-  // submitted together with no barrier between (BlockSchedule::next), so the shortest block
-  // costs least to build and nothing to replay. (nearest radix 3 width 4, 1000 steps, at
-  // -iter 128: 2 rows 525-547 us, 10 rows 551-582, 50 rows 578-606; min-median of 11.)
-  if (homed && g.offset(0) == g.offset(steps - 1) && g.width(0) == g.width(steps - 1)) return period;
+  // submitted together with no barrier between (BlockSchedule::next). A short block costs
+  // least to build (first touches included), but a replay is not free: on tiny tasks a block
+  // of 2 or 4 rows ran 25% slower than one of 16 or more, and in two modes from run to run
+  // (stencil_1d width 2, empty kernel, 218600 steps, 2 workers: 2 rows 428 ns a task, 8 rows
+  // 366, 16 rows 355, 128 rows 340; medians of 10 interleaved runs, 2026-12-07), while at
+  // 1000 steps the build dominates (nearest radix 3 width 4, -iter 128: 2 rows 805 us, 16 rows
+  // 869). The build grows with the rows and the replays' cost with steps / rows, so the rows
+  // grow as sqrt(steps): the period up to ~1000 steps, 28 rows at 218600. (At a METG's grain,
+  // 28894 steps at -iter 362, 2 to 64 rows measured the same, within 3%.)
+  if (homed && g.offset(0) == g.offset(steps - 1) && g.width(0) == g.width(steps - 1)) {
+    constexpr double kStepsPerSquaredRow = 256;
+    const long rows = std::lround(std::sqrt(double(steps) / kStepsPerSquaredRow)) / period * period;
+    return std::clamp(rows, period, max_rows / period * period);
+  }
 
   // Building costs about kBuildNs per task and edge (measured: 100-150 ns per stencil task,
   // including first-touch page faults); a replay costs one barrier, about kBarrierNs

@@ -95,6 +95,18 @@ def test_steady_blocks_are_built_once(name, tmp_path):
     assert g["submits"] == (1 if homed else 100)
 
 
+@pytest.mark.parametrize("steps,rows", [(1000, 2), (65536, 16), (262144, 32)])
+def test_homed_block_rows_grow_as_the_root_of_the_steps(steps, rows, tmp_path):
+    # One period (2 rows) for every length made native's empty kernel 20% slower at 218600
+    # steps, in two modes from run to run (systems/native/README.md, Block length).
+    report = tmp_path / "r.json"
+    got = run(system("native"), ["-steps", str(steps), "-width", "2", "-type", "stencil_1d",
+                                 "-kernel", "empty", "-json", str(report)])
+    assert got.returncode == 0, got.stderr
+    g = json.loads(report.read_text())["system_report"]["schedule"]["graphs"][0]
+    assert g["rows"] == rows and g["replays"] * rows == steps and g["submits"] == 1
+
+
 def test_worker_flag_rejects_zero():
     got = run(system("native"), ["-worker", "0"])
     assert got.returncode == 2 and "-worker" in got.stderr

@@ -215,7 +215,7 @@ def test_tables_show_gpu_slots_and_each_processors_peak(store):
         "peak with 16 GPU slots: 400 GFLOP/s, from the stored `taskbench peak` run of campaign peaks "
         "(gpusys -iter 4194304)",
         # the floor bounds the CPU systems only: gpusys, with the same METG, is not in it
-        f"no-runtime floor: METG(50%) 1 µs at width 16 (16 pinned threads, 200 ns per row); "
+        f"no-runtime floor: METG(50%) 1.00 µs at width 16 (16 pinned threads, 200 ns per row); "
         f"METG / floor: cpusys {metg / 1e-6:.1f}x, gone at most 100.0x",
         "intervals hold for a rerun here: ±6.3% between campaigns, the drift of this project's VMs "
         "(none measured here yet)"]

@@ -48,7 +48,7 @@ def test_predict_command_prints_the_paper_limit(cli):
     code, out, err = cli("-q", "predict", *PAPER_ARGS)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[-1] == "limit: 64 nodes, time to solution 20 ms"
+    assert lines[-1] == "limit: 64 nodes, time to solution 20.0 ms"
     row = dict(zip(lines[0].split("\t"), lines[2].split("\t")))  # 64 nodes
     # -q: the figures as numbers, in seconds (for scripts)
     assert float(row["task granularity"]) == pytest.approx(20e-6) and float(row["METG"]) == pytest.approx(12e-6)
@@ -66,7 +66,7 @@ def test_a_limit_beyond_the_node_counts_given_is_said_and_counts_are_whole_numbe
     assert lines[-2].startswith("limit: none up to 1,024 nodes (still >= 50% efficient, time ")
     assert max(map(len, lines[-2:])) <= 100
     # n* = W / (S C METG) = 100 / (1000 x 16 x 1.4 us) = 4464.3 nodes
-    assert lines[-1].startswith("ideal scaling meets METG at 4,460 nodes, time to solution 1.4 ms")
+    assert lines[-1].startswith("ideal scaling meets METG at 4,460 nodes, time to solution 1.40 ms")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -300,11 +300,11 @@ def test_the_answer_draws_no_ratio_from_unreliable_figures_and_says_which_way_a_
     assert "no ratio drawn" in first
     first = answer(_analysis(_curve("a", _summary(1e-6, 0.9e-6, 1.1e-6, status="unbracketed")),
                              _curve("b", _summary(2e-6, 1.8e-6, 2.2e-6))))[0]
-    assert first == ("a has the smallest METG(50%) of the parallel systems: 1 µs (0.900–1.10) or less, at least "
-                     "2.00x below b's 2 µs (1.80–2.20).")
+    assert first == ("a has the smallest METG(50%) of the parallel systems: 1.00 µs (0.900–1.10) or less, at least "
+                     "2.00x below b's 2.00 µs (1.80–2.20).")
     # One parallel system (a simulation's one): no "smallest of the parallel systems".
     assert answer(_analysis(_curve("mpi_p2p_smpi", sure), _curve("serial", sure, cores=1)))[0] == \
-        "mpi_p2p_smpi's METG(50%) is 1 µs (0.900–1.10)."
+        "mpi_p2p_smpi's METG(50%) is 1.00 µs (0.900–1.10)."
 
 
 def test_peaks_are_said_for_the_core_counts_the_campaign_ran():

@@ -50,8 +50,8 @@ def test_imbalance_table_and_findings():
     result = _result(imbalance.STUDY, systems, runs, reps=2, unavailable={"gone": "binary missing"})
     columns, rows = imbalance.table(result)
     assert columns == ["pattern", "system", "balanced time", "x2 vs balanced", "vs openmp_for at 2"]
-    assert rows[0] == ["stencil_1d", "openmp_for", "1 s", "1.200", "1.000"]
-    assert rows[1] == ["stencil_1d", "openmp_task", "1 s", "1.500", "1.250"]
+    assert rows[0] == ["stencil_1d", "openmp_for", "1.00 s", "1.200", "1.000"]
+    assert rows[1] == ["stencil_1d", "openmp_task", "1.00 s", "1.500", "1.250"]
     assert rows[2] == ["stencil_1d", "gone", "not available: binary missing", "", ""]
     assert rows[4][:2] == ["nearest radix 5", "openmp_task"] and rows[4][3:] == ["1.020", "0.850"]
     lines = imbalance.findings(result)
@@ -100,10 +100,10 @@ def test_discovery_table_per_task_and_against_the_persistent_graph():
     per = discovery.per_task(runs[1])
     assert per["discovery_ns"] == pytest.approx(40000) and per["share"] == pytest.approx(0.4)
     _, rows = discovery.table(result)
-    assert rows[0] == [64, "openmp_task", "2 µs", "40 µs", "40%", "2.0x", "—", ""]
-    assert rows[1] == [64, "openmp_task_llvm", "2 µs", "no discovery figure in the report", "", "", "—",
+    assert rows[0] == [64, "openmp_task", "2.00 µs", "40.0 µs", "40%", "2.0x", "—", ""]
+    assert rows[1] == [64, "openmp_task_llvm", "2.00 µs", "no discovery figure in the report", "", "", "—",
                        "tool missing"]
-    assert rows[2] == [64, "native", "2 µs", "20 µs", "20%", "1.0x", "8000/1000/500 ns", ""]
+    assert rows[2] == [64, "native", "2.00 µs", "20.0 µs", "20%", "1.0x", "8000/1000/500 ns", ""]
     assert rows[3][1] == "openmp_task" and rows[3][3] == "not run yet"  # -iter 1024 has no runs
     lines = discovery.findings(result)
     assert lines[:2] == ["-iter 64: openmp_task spends 2.0x the discovery time per task of native "

@@ -128,7 +128,7 @@ def test_the_crossing_iter_is_where_the_metg_crossed_between_its_two_sizes():
 
 def test_each_node_count_seeds_the_next_with_its_crossings_only_where_it_found_one():
     from types import SimpleNamespace
-    from taskbench.commands.metg_simulated import crossings
+    from taskbench.measure.sweep.bisect import crossings
     _, bisection = drive(Bisection, params(), 2e-6)
     found = metg(bisection)
     curve = SimpleNamespace(summary=found, reps=bisection._all_curves("a"))

@@ -327,7 +327,7 @@ def test_campaigns_table_hides_low_value_columns_when_narrow(fake_registry, tmp_
                                          "openmp_task_window_llvm": {"metg_seconds": 1.234e-5, "reliable": False}}})
     store.db.commit()
     code, out, err = piped(args, _env(fake_registry, COLUMNS="80"), tmp_path)
-    assert out.splitlines()[1].split("\t")[8] == "serial 95 ns, openmp_task_window_llvm 12.3 µs (unreliable)"
+    assert out.splitlines()[1].split("\t")[8] == "serial 95.0 ns, openmp_task_window_llvm 12.3 µs (unreliable)"
 
 
 def test_quiet_keeps_raw_numbers(analysis):

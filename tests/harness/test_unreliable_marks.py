@@ -33,7 +33,7 @@ B = campaign("b", native=curve("native", 3e-6, [DISAGREE]), openmp_for=curve("op
 def test_compare_draws_no_ratio_from_an_unreliable_metg_and_says_which_and_why():
     rows, refusals = compare.compare_rows(A, B)
     by_system = {row[0]: row for row in rows}
-    assert by_system["native"][4] == "3 µs (2.70–3.60) (unreliable)" and by_system["native"][5] == "unreliable"
+    assert by_system["native"][4] == "3.00 µs (2.70–3.60) (unreliable)" and by_system["native"][5] == "unreliable"
     # B/A with the range its two intervals allow (4 x 0.9 / 2 x 1.2 to 4 x 1.2 / 2 x 0.9): apart.
     assert by_system["openmp_for"][5:] == ["2.00x (1.50–2.67)", "differ"]
     assert refusals == [f"native: no B/A ratio: its METG in B (b) is unreliable ({DISAGREE}); "
@@ -86,9 +86,9 @@ def test_a_study_finding_is_not_drawn_from_an_unreliable_metg():
              "openmp_for": {"w64": MetgCell(2e-6), "w1024": MetgCell(3e-6)}}
     assert ratio_findings(Study(cells), "bytes") == [
         f"native: no ratio: its METG at bytes 1024 is unreliable ({DISAGREE}); --allow-unreliable draws it anyway",
-        "openmp_for: METG 2 µs at bytes 64, 3 µs at 1024 (1.5x)"]
+        "openmp_for: METG 2.00 µs at bytes 64, 3.00 µs at 1024 (1.5x)"]
     assert ratio_findings(Study(cells, allow_unreliable=True), "bytes")[0] == (
-        "native: METG 1 µs at bytes 64, 4 µs (unreliable) at 1024 (4x)")
+        "native: METG 1.00 µs at bytes 64, 4.00 µs (unreliable) at 1024 (4x)")
 
 
 def test_the_metg_bars_mark_an_unreliable_metg():
@@ -97,7 +97,7 @@ def test_the_metg_bars_mark_an_unreliable_metg():
     hatched = [bar for bar in ax.patches if bar.get_hatch()]
     assert len(ax.patches) == 2 and len(hatched) == 1
     labels = [t.get_text() for t in ax.texts]
-    assert "3 µs (2.70–3.60) (unreliable)" in labels and "4 µs (3.60–4.80)" in labels
+    assert "3.00 µs (2.70–3.60) (unreliable)" in labels and "4.00 µs (3.60–4.80)" in labels
 
 
 def test_compare_says_when_a_campaign_ran_busy_or_the_cpus_were_placed_apart():

@@ -18,32 +18,15 @@ from taskbench.commands.metg_params import sweep_params
 from taskbench.commands.metg_sweep import exit_status, sweep
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.hosts.simulated import Simulation, find
-from taskbench.launch import smpirun
+from taskbench.launch.smpirun import simulated_systems
 from taskbench.measure.sweep import campaign
-from taskbench.measure.sweep.bisect import crossing_iter
+from taskbench.measure.sweep.bisect import crossings
 from taskbench.reference import published
 
 # Options that describe real machines, refused with --simulate: what to do instead.
 REAL_ONLY = {"default": "name the systems to simulate", "external": "an external command runs on this machine",
              "hosts": "the platform's nodes are the hosts", "launcher": "smpirun starts the simulated ranks",
              "resume": "give --campaign NAME: its node counts' campaigns (NAME-4n) resume where they stopped"}
-
-
-def simulated_systems(registry, names: list[str]) -> list[str]:
-    """Each named system's simulated build: itself where it is one, else the entry that says it
-    `simulates` it."""
-    builds = []
-    for name in names:
-        system = registry.get(name)
-        if system.launcher == smpirun.LAUNCHER:
-            builds.append(name)
-            continue
-        found = [s.name for s in registry if s.simulates == name]
-        if not found:
-            known = sorted(s.simulates for s in registry if s.simulates)
-            raise UserError(f"--simulate: {name} has no simulated build (these have: {', '.join(known)})", EXIT_USAGE)
-        builds.append(found[0])
-    return builds
 
 
 def _refuse_real_options(args) -> None:
@@ -86,20 +69,6 @@ def main(args, ctx) -> int:
                                       reference_nodes=node_counts if args.reference else None)
         ctx.console.note(f"report: {written}")
     return status
-
-
-def crossings(analysis) -> dict[str, float]:
-    """{system: the -iter where its METG crossed the threshold}, for the systems that have one
-    (an upper bound or no METG seeds nothing: the next bisection halves the whole grid)."""
-    found = {}
-    for system, curve in analysis.curves.items():
-        s = curve.summary
-        if s.status == "found" and s.seconds:
-            points = [p for reps in curve.reps.values() for p in reps]
-            at = crossing_iter(points, s.seconds, analysis.params.threshold)
-            if at is not None:
-                found[system] = at
-    return found
 
 
 def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from taskbench import launch, units
-from taskbench.commands.metg_simulated import simulated_systems
+from taskbench.launch.smpirun import simulated_systems
 from taskbench.hosts.simulated import Simulation, find
 from taskbench.commands.options import add_launch_options, add_simulate_options, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError

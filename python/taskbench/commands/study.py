@@ -10,12 +10,13 @@ from __future__ import annotations
 from taskbench import provenance, report, studies, units
 from taskbench.commands.metg_sweep import warn_if_noisy
 from taskbench.console import Fit
-from taskbench.commands.options import count, positive_float, positive_int
+from taskbench.commands.options import add_simulate_options, count, positive_float, positive_int, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.hosts.option import cluster_from
 from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import background_load
-from taskbench.studies import execute, metg_execute, metg_results, results
+from taskbench.hosts.simulated import find as find_platform
+from taskbench.studies import execute, metg_execute, metg_results, results, simulated_study
 
 DEFAULT_RETRIES = 2
 
@@ -44,6 +45,12 @@ def add_parser(subparsers, common):
                         "implies --hosts slurm (docs/slurm.md)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="draw the findings' ratios from METGs their sweep marked unreliable too (marked so)")
+    add_simulate_options(p, node_counts=True)  # a METG study's sweeps on a simulated platform, per node count
+    p.add_argument("--steps", type=positive_int,
+                   help=f"with --simulate: timesteps of every simulated run ({simulated_study.DEFAULT_STEPS})")
+    p.add_argument("--values", metavar="V,V,...",
+                   help="with --simulate: only these values of the study's parameter (a simulated sweep at 64 nodes "
+                        "costs minutes a run)")
     return p
 
 
@@ -98,6 +105,8 @@ def _campaign(args, ctx, study) -> str:
         if args.launcher and cluster is None:
             raise UserError(f"--launcher {args.launcher}: a study picks the launcher only across hosts (--hosts; "
                             "srun inside a Slurm allocation)", EXIT_USAGE)
+        if args.simulate:
+            return name, _simulated_plan(args, ctx, study, name)
         if study.kind == "metg":
             if cluster is not None:
                 raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
@@ -134,17 +143,44 @@ def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
                      f"stored in {ctx.store.path}")
 
 
+def _simulated_plan(args, ctx, study, name: str) -> dict:
+    """A METG study on a simulated platform (studies/simulated_study.py): its sweeps per node count."""
+    if study.kind != "metg":
+        raise UserError(f"--simulate: study {study.name} is not a METG study (a simulated platform sweeps METG)",
+                        EXIT_USAGE)
+    for option in ("hosts", "launcher", "reps", "retries"):
+        if getattr(args, option) is not None:
+            raise UserError(f"--{option} does not go with --simulate: a simulated run is deterministic and its "
+                            "ranks are smpirun's", EXIT_USAGE)
+    systems = ([s.strip() for s in args.systems.split(",") if s.strip()] if args.systems
+               else simulated_study.default_systems(study, ctx.registry))
+    if not systems:
+        raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (--systems mpi_p2p)",
+                        EXIT_USAGE)
+    values = [v.strip() for v in args.values.split(",") if v.strip()] if args.values else None
+    return simulated_study.plan(study, ctx.registry, systems, args.quick, args.timeout, find_platform(args.simulate),
+                                args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name, values)
+
+
 def main(args, ctx) -> int:
     if args.list:
         return _list(ctx)
     if not args.name:
         raise UserError("name a study (`taskbench study --list` shows them)")
+    simulated_nodes(args, None)  # refuses --nodes without --simulate
+    for option in ("steps", "values"):
+        if getattr(args, option) is not None and not args.simulate:
+            raise UserError(f"--{option} goes with --simulate (a study on this machine runs its preset's)", EXIT_USAGE)
     study = studies.get(args.name)
     if args.html:
         report.check_html_path(args.html, ctx.console)
     name = _campaign(args, ctx, study)
     try:
-        if study.kind == "metg":
+        params = ctx.store.campaign(name)["params"]
+        if simulated_study.is_simulated(params):
+            stats = simulated_study.run_sweeps(ctx.store, ctx.registry, params, ctx.console, ctx.git_revision)
+            ctx.store.finish_campaign(name)
+        elif study.kind == "metg":
             stats = metg_execute.run(ctx.store, ctx.registry, name, ctx.console, ctx.git_revision)
         else:
             stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
@@ -159,6 +195,7 @@ def main(args, ctx) -> int:
         metg_result.allow_unreliable = args.allow_unreliable
     background = background_load(result.runs)
     noise = f", background load {background:.2f} cores" if background is not None else ""
+    study = simulated_study.shown_as(study, result)
     ctx.console.table(f"{name}: {study.title}{noise}", *study.table(result, units.Figures(ctx.console.quiet)))
     if not ctx.console.quiet:
         for line in study.findings(result):

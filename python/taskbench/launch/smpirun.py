@@ -88,3 +88,20 @@ def _check_map_count(ranks: int) -> None:
 def _round_up(count: int) -> int:
     """The next power of two: a round figure to set, with room for a larger run."""
     return 1 << (count - 1).bit_length()
+
+
+def simulated_systems(registry, names: list[str]) -> list[str]:
+    """Each named system's simulated build: itself where it is one, else the entry that says it
+    `simulates` it."""
+    builds = []
+    for name in names:
+        system = registry.get(name)
+        if system.launcher == LAUNCHER:
+            builds.append(name)
+            continue
+        found = [s.name for s in registry if s.simulates == name]
+        if not found:
+            known = sorted(s.simulates for s in registry if s.simulates)
+            raise UserError(f"--simulate: {name} has no simulated build (these have: {', '.join(known)})", EXIT_USAGE)
+        builds.append(found[0])
+    return builds

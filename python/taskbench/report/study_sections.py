@@ -11,6 +11,7 @@ from taskbench.measure.analysis import background_load
 from taskbench.report.metg_sections import campaign_group, metg_campaign
 from taskbench.report.page import html_table
 from taskbench.report.tables import breakdown_table
+from taskbench.studies import simulated_study
 from taskbench.studies.metg_results import MetgStudyResult
 
 
@@ -33,8 +34,9 @@ def study_summary(result, figures, status: str = "done") -> list[str]:
     study = studies.get(result.campaign["params"]["study"])
     params = result.campaign["params"]
     quick = " (quick)" if params.get("quick") else ""
+    simulated = " <span class='simulated'>SIMULATED</span>" if params.get("simulated") else ""
     parts = [f"<h3 id='{anchor(result.name)}'>{html.escape(result.name)}: "
-             f"{html.escape(study.title)}{quick}</h3>"]
+             f"{html.escape(study.title)}{quick}{simulated}</h3>"]
     if status == "interrupted":  # Store.status: stored as running, but no process runs it any more
         parts.append("<p class='warn'>interrupted: re-run the same command to continue</p>")
     elif status != "done":
@@ -45,6 +47,7 @@ def study_summary(result, figures, status: str = "done") -> list[str]:
     background = background_load(result.runs)
     noise = f"; background load {background:.2f} cores" if background is not None else ""
     parts.append(f"<p class='muted'>{how}{noise}</p>")
+    study = simulated_study.shown_as(study, result)
     parts.append(html_table(*study.table(result)))
     # The citation above already gives the paper; the terminal prints it as the first finding.
     findings = [line for line in study.findings(result) if line != f"paper: {study.paper}"]
@@ -72,7 +75,8 @@ def metg_sweeps(result) -> list[tuple[str, str, object]]:
     for sweep in result.params["sweeps"]:
         if sweep["campaign"] in by_name:
             shown_as = sweep["campaign"].removeprefix(result.name + "-")
-            heading = f"{parameter} {sweep['value']}" + (f" ({shown_as})" if shown_as != sweep["label"] else "")
+            heading = f"{parameter} {sweep['value']}" + (f", {sweep['nodes']} nodes SIMULATED" if "nodes" in sweep else "")
+            heading += f" ({shown_as})" if shown_as != sweep["label"] else ""
             out.append((heading, shown_as, by_name[sweep["campaign"]]))
     return out
 

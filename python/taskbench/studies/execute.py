@@ -31,7 +31,7 @@ from taskbench.studies.results import fastest
 
 KIND = "study"
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
-REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts", "launcher")
+REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts", "launcher", "simulated")
 
 
 def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,

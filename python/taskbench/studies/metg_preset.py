@@ -48,9 +48,15 @@ class MetgStudy:
     # published: (paper systems) -> [(label, [(value, METG seconds)])] (taskbench.reference.published):
     # the series of the paper rows the study's systems run (published.study_systems).
     published: Callable | None = None
+    # Under --simulate (studies/simulated_study.py): the values a full simulated study runs (all
+    # where empty), and the paper's series at one node count, (values, nodes, paper systems) ->
+    # [(label, [(value, METG seconds)])]; None where the paper published none by node count.
+    simulated_values: tuple = ()
+    published_at_nodes: Callable | None = None
     kind: str = field(default="metg", init=False)
 
     # The report's study section (report/study_sections.py) asks every preset for these three.
+    # A result run under --simulate is shown by simulated_study.shown_as's view instead.
     def table(self, result, figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
         from taskbench.studies import metg_results
         return metg_results.table(result, self.parameter, figures)

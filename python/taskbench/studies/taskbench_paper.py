@@ -106,11 +106,25 @@ def _published_communication(shown) -> list:
             _paper().metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES, shown)]
 
 
+# The output sizes the paper published for MPI at 16, 64 and 256 nodes (sc20-communication.csv): a
+# simulated study runs these alone (studies/simulated_study.py), each a sweep of minutes at 64
+# nodes. Its 1 MiB point (256 nodes only) is not run: 8,192 ranks' buffers of 1 MiB outputs and
+# inputs would take some 200 GB in smpirun's one process.
+PUBLISHED_OUTPUT_BYTES = (16, 256, 4096, 65536)
+
+
+def _published_communication_at(values, nodes: int, shown) -> list:
+    """The paper's Fig. 11 series at one node count (4 graphs, whatever graphs the study runs)."""
+    return [(f"{label}, 4 graphs", points)
+            for label, points in _paper().metg_vs("communication", values, "spread", 4, nodes, shown)]
+
+
 COMMUNICATION = MetgStudy(
     name="communication", title="METG(50%) vs output bytes per task, spread r5 (paper Fig. 11)",
     figure_number="Fig. 11",
     paper=f"{TASK_BENCH}, Fig. 11: efficiency vs granularity, 16 B to 64 KiB per task, spread, 4 graphs",
     parameter="bytes", default_systems=default_systems, sweeps=_communication_sweeps, log_axis=True,
-    full_minutes="~40 min (estimated)", published=_published_communication)
+    full_minutes="~40 min (estimated)", published=_published_communication,
+    simulated_values=PUBLISHED_OUTPUT_BYTES, published_at_nodes=_published_communication_at)
 
 STUDIES = (SYSTEMS, DEPENDENCIES, PATTERNS_STUDY, GRAPHS_STUDY, COMMUNICATION)

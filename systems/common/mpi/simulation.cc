@@ -1,7 +1,11 @@
 #include "simulation.h"
 
 #include <mpi.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
 #include <simgrid/host.h>
+
+#include "simulated_noise.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -41,9 +45,12 @@ namespace {
 
 // Per rank: smpirun loads one copy of the program per rank, so each has its own.
 double task_overhead_flops = 0.0;
+double core_speed = 0.0;  // FLOP/s
+SimulatedNoise noise;  // off unless the platform switches it on
 
 void charge(double flops) {
-  const double total = flops + task_overhead_flops;
+  double total = flops + task_overhead_flops;
+  if (noise.active() && total > 0.0) total += noise.delay(simgrid_get_clock(), total / core_speed) * core_speed;
   if (total > 0.0) smpi_execute_flops(total);  // one simulated action per task
 }
 
@@ -68,10 +75,22 @@ std::string simulate_kernels(taskbench::App& app) {
   const double speed = sg_host_get_speed(host);  // FLOP/s of one of its cores
   const double seconds = task_seconds(host);
   task_overhead_flops = seconds * speed;
+  core_speed = speed;
+  const std::string noisy = noise.configure(host, sg_actor_self_get_pid());
+  if (!noisy.empty()) {
+    std::fprintf(stderr, "taskbench: %s\n", noisy.c_str());
+    std::exit(2);  // the platform file is wrong, as a malformed taskbench_task_seconds
+  }
   const std::string problem = app.charge_kernels_as_flops(charge);
   if (!problem.empty()) return problem;
-  char json[160];
-  std::snprintf(json, sizeof json, "{\"core_flops\":%.6g,\"task_seconds\":%.6g}", speed, seconds);
+  char json[224];
+  if (noise.active()) {  // a platform switch: the report says it was on
+    std::snprintf(json, sizeof json,
+                  "{\"core_flops\":%.6g,\"task_seconds\":%.6g,\"noise_rate\":%.6g,\"noise_seconds\":%.6g}", speed,
+                  seconds, noise.rate_per_node(), noise.seconds());
+  } else {
+    std::snprintf(json, sizeof json, "{\"core_flops\":%.6g,\"task_seconds\":%.6g}", speed, seconds);
+  }
   app.add_report_json("simulation", json);
   return "";
 }

@@ -167,3 +167,17 @@ def _gallop(search: _Search, last: int) -> int:
     if search.direction == 1:
         return min(search.above + search.step, last if search.below is None else search.below - 1)
     return max(search.below - search.step, search.above + 1)
+
+
+def crossings(analysis) -> dict[str, float]:
+    """{system: the -iter where its METG crossed the threshold}, for the systems that have one
+    (an upper bound or no METG seeds nothing: the next bisection halves the whole grid)."""
+    found = {}
+    for system, curve in analysis.curves.items():
+        s = curve.summary
+        if s.status == "found" and s.seconds:
+            points = [p for reps in curve.reps.values() for p in reps]
+            at = crossing_iter(points, s.seconds, analysis.params.threshold)
+            if at is not None:
+                found[system] = at
+    return found
