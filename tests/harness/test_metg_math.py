@@ -129,7 +129,7 @@ def test_a_peak_comes_only_from_runs_with_as_many_cores():
     assert table.peak(2) == 52e9
     # The stored peak the campaign beat is still named, with its figure: it was measured low.
     assert table.source(2) == ("campaign's best run (omp -iter 1024), above the stored `taskbench peak` run "
-                               "of campaign peak-1 (native -iter 4096) at 50 GFLOP/s")
+                               "of campaign peak-1 (native -iter 4096) at 50.0 GFLOP/s")
 
 
 def test_an_all_core_system_reaches_its_peak_where_one_core_runs_faster():

@@ -105,17 +105,17 @@ def test_table_from_stored_runs(stored):
     columns, rows = gpu_offload.table(stored)
     assert columns == ["system", "-iter", "normalized size", "FLOP/s", "of its best", "vs mpi_p2p"]
     assert rows == [
-        ["mpi_p2p", 16, "0.000244", "1 GFLOP/s", "10%", "1.00x"],
-        ["mpi_p2p", 256, "0.00391", "8 GFLOP/s", "80%", "1.00x"],  # the faster of 2 repetitions
-        ["mpi_p2p", 4096, "0.0625", "10 GFLOP/s", "100%", "1.00x"],
-        ["mpi_p2p", 65536, "1", "10 GFLOP/s", "100%", "1.00x"],
+        ["mpi_p2p", 16, "0.000244", "1.00 GFLOP/s", "10%", "1.00x"],
+        ["mpi_p2p", 256, "0.00391", "8.00 GFLOP/s", "80%", "1.00x"],  # the faster of 2 repetitions
+        ["mpi_p2p", 4096, "0.0625", "10.0 GFLOP/s", "100%", "1.00x"],
+        ["mpi_p2p", 65536, "1", "10.0 GFLOP/s", "100%", "1.00x"],
         ["mpi_cuda", 16, "0.000244", "100 MFLOP/s", "0%", "0.10x"],
-        ["mpi_cuda", 256, "0.00391", "1 GFLOP/s", "2%", "0.12x"],
-        ["mpi_cuda", 4096, "0.0625", "25 GFLOP/s", "62%", "2.50x"],
-        ["mpi_cuda", 65536, "1", "40 GFLOP/s", "100%", "4.00x"],
-        ["mpi_cuda_w4", 16, "0.000244", "50 MFLOP/s", "0%", "0.05x"],
+        ["mpi_cuda", 256, "0.00391", "1.00 GFLOP/s", "2%", "0.12x"],
+        ["mpi_cuda", 4096, "0.0625", "25.0 GFLOP/s", "62%", "2.50x"],
+        ["mpi_cuda", 65536, "1", "40.0 GFLOP/s", "100%", "4.00x"],
+        ["mpi_cuda_w4", 16, "0.000244", "50.0 MFLOP/s", "0%", "0.05x"],
         ["mpi_cuda_w4", 256, "0.00391", "500 MFLOP/s", "2%", "0.06x"],
-        ["mpi_cuda_w4", 4096, "0.0625", "30 GFLOP/s", "100%", "3.00x"],
+        ["mpi_cuda_w4", 4096, "0.0625", "30.0 GFLOP/s", "100%", "3.00x"],
         ["mpi_cuda_w4", 65536, "1", "failed: exit code 1: boom", "", ""],
         ["cuda_graph", "", "", f"not available: {NO_DEVICE}", "", ""],
         *[["cuda", it, n, f"failed: {CUDA_FAILED}", "", ""]
@@ -125,11 +125,11 @@ def test_table_from_stored_runs(stored):
 
 def test_findings_give_the_50_percent_size_and_the_ratio_to_mpi_p2p(stored):
     assert gpu_offload.findings(stored) == [
-        "mpi_p2p: best 10 GFLOP/s at -iter 4096; 50% of it from normalized size 0.00391 (-iter 256)",
-        "mpi_cuda: best 40 GFLOP/s at -iter 65536; 50% of it from normalized size 0.0625 (-iter 4096); "
-        "its best is 4.00x mpi_p2p's (10 GFLOP/s)",
-        "mpi_cuda_w4: best 30 GFLOP/s at -iter 4096; 50% of it from normalized size 0.0625 (-iter 4096); "
-        "its best is 3.00x mpi_p2p's (10 GFLOP/s)",
+        "mpi_p2p: best 10.0 GFLOP/s at -iter 4096; 50% of it from normalized size 0.00391 (-iter 256)",
+        "mpi_cuda: best 40.0 GFLOP/s at -iter 65536; 50% of it from normalized size 0.0625 (-iter 4096); "
+        "its best is 4.00x mpi_p2p's (10.0 GFLOP/s)",
+        "mpi_cuda_w4: best 30.0 GFLOP/s at -iter 4096; 50% of it from normalized size 0.0625 (-iter 4096); "
+        "its best is 3.00x mpi_p2p's (10.0 GFLOP/s)",
         f"cuda_graph: not available here, no figures: {NO_DEVICE}",
         f"cuda: no FLOP/s figure at any size (failed: {CUDA_FAILED})",
         "mpi_cuda_w4 (4 ranks per GPU) vs mpi_cuda (1): best 0.75x; 50% of its own best from normalized size 0.0625 "
@@ -144,9 +144,9 @@ def test_findings_without_mpi_p2p_say_there_is_nothing_to_compare_with(tmp_path,
     store.add_run(_run("mpi_cuda", 16, 0, 2e9))
     result = results.load(store, "G")
     assert gpu_offload.findings(result) == [
-        "mpi_cuda: best 2 GFLOP/s at -iter 16; 50% of it from normalized size 0.000244 (-iter 16); "
+        "mpi_cuda: best 2.00 GFLOP/s at -iter 16; 50% of it from normalized size 0.000244 (-iter 16); "
         "no mpi_p2p figure to compare with"]
-    assert gpu_offload.table(result)[1][0] == ["mpi_cuda", 16, "0.000244", "2 GFLOP/s", "100%", "—"]
+    assert gpu_offload.table(result)[1][0] == ["mpi_cuda", 16, "0.000244", "2.00 GFLOP/s", "100%", "—"]
     assert gpu_offload.table(result)[1][1] == ["mpi_cuda", 256, "0.00391", "not run yet", "", ""]
     store.close()
 

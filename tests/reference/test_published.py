@@ -73,7 +73,7 @@ def test_predict_takes_the_published_metg_per_node_count():
         ("1", "4.58 µs", "yes"), ("2", "7.78 µs", "yes"), ("4", "8.37 µs", "yes"), ("8", "8.33 µs", "yes"),
         ("16", "9.74 µs", "yes"), ("32", "10.5 µs", "yes"), ("64", "11.7 µs", "yes"), ("128", "28.6 µs", "no"),
         ("256", "60.6 µs", "no")]
-    assert "limit: 64 nodes, time to solution 20 ms" in got.stdout
+    assert "limit: 64 nodes, time to solution 20.0 ms" in got.stdout
     bad = subprocess.run([*run, "--reference-system", "MPi"], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.strip() == ("taskbench: --reference-system MPi: not a system the paper published; did you mean "

@@ -155,8 +155,9 @@ def _simulated_plan(args, ctx, study, name: str) -> dict:
     systems = ([s.strip() for s in args.systems.split(",") if s.strip()] if args.systems
                else simulated_study.default_systems(study, ctx.registry))
     if not systems:
-        raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (--systems mpi_p2p)",
-                        EXIT_USAGE)
+        have = ", ".join(sorted({s.simulates for s in ctx.registry if s.simulates}))
+        raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (these have: {have}; "
+                        "name them with --systems)", EXIT_USAGE)
     values = [v.strip() for v in args.values.split(",") if v.strip()] if args.values else None
     return simulated_study.plan(study, ctx.registry, systems, args.quick, args.timeout, find_platform(args.simulate),
                                 args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name, values)

@@ -232,4 +232,5 @@ class SimulatedView:
 def shown_as(study, result):
     """The study as the command and the report show `result`: its simulated view where the
     result ran under --simulate, else the preset itself."""
-    return SimulatedView(study) if is_simulated(result.params or {}) else study
+    simulated = study.kind == "metg" and is_simulated(result.params)  # only METG studies run simulated
+    return SimulatedView(study) if simulated else study
