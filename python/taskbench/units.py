@@ -42,10 +42,10 @@ def seconds_interval(value: float | None, low: float | None, high: float | None)
     if math.isinf(high) and low <= 0:
         return f"{figure} (unbounded above and below)"
     if math.isinf(high):
-        return f"{figure} (from {_bound(low / scale)}, unbounded above)"
+        return f"{figure} (from {_digits(low / scale)}, unbounded above)"
     if low <= 0:
-        return f"{figure} (up to {_bound(high / scale)}, unbounded below)"
-    return f"{figure} ({_bound(low / scale)}–{_bound(high / scale)})"
+        return f"{figure} (up to {_digits(high / scale)}, unbounded below)"
+    return f"{figure} ({_digits(low / scale)}–{_digits(high / scale)})"
 
 
 # What follows an unreliable METG wherever it is shown (measure/metg/reliability.py says why it is one).
@@ -100,11 +100,6 @@ def _digits(value: float) -> str:
         return f"{value:.0f}"
     decimals = max(0, 2 - math.floor(math.log10(abs(rounded))))
     return f"{rounded:.{decimals}f}"
-
-
-def _bound(value: float) -> str:
-    """An interval's bound, as its figure is written."""
-    return _digits(value)
 
 
 def rate(value: float | None, unit: str) -> str:
