@@ -67,7 +67,7 @@ def add_parser(subparsers, common):
                    help=f"exit {EXIT_UNRELIABLE} when a METG is unreliable (its interval too wide, the runs it was "
                         "read from disturbed, or no METG while other processes disturbed the runs)")
     add_launch_options(p, 120.0, "; --width defaults to their cores")
-    add_simulate_options(p, node_counts=True)
+    add_simulate_options(p, "a campaign each; --width defaults to their cores")
     p.add_argument("--campaign", help="name of the campaign (default: metg-PATTERN-KERNEL-TIME)")
     p.add_argument("--resume", nargs="?", const="", metavar="NAME",
                    help="continue an interrupted campaign (default: the latest unfinished one)")

@@ -87,14 +87,14 @@ def add_launch_options(p, timeout: float, hosts_default: str = "") -> None:
                         f"(docs/clusters.md; default: $TASKBENCH_HOSTS, else this machine alone){hosts_default}")
 
 
-def add_simulate_options(p, node_counts: bool) -> None:
-    """--simulate and --nodes of `run` (one node count) and `metg` (a list, a campaign each)."""
+def add_simulate_options(p, node_counts: str | None = None) -> None:
+    """--simulate and --nodes: one node count (`run`), or a list whose use `node_counts` says."""
     p.add_argument("--simulate", metavar="PLATFORM",
                    help="run an MPI system's SimGrid build on this simulated platform: a shipped one (cori, small) "
                         "or a SimGrid platform file (docs/simulation.md)")
     if node_counts:
         p.add_argument("--nodes", type=node_list, metavar="N,N,...",
-                       help="with --simulate: the node counts, a campaign each (1); --width defaults to their cores")
+                       help=f"with --simulate: the node counts (1), {node_counts}")
     else:
         p.add_argument("--nodes", type=positive_int, help="with --simulate: the nodes the run spans (1)")
 

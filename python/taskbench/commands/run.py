@@ -73,7 +73,7 @@ def add_parser(subparsers, common):
                    help="run a command that takes the Task Bench flags and prints the original "
                         "summary lines, counted as CORES cores (docs/harness.md)")
     add_launch_options(p, 600.0)
-    add_simulate_options(p, node_counts=False)
+    add_simulate_options(p)
     p.add_argument("--campaign", help="store under this campaign name (default: run-SYSTEM-TIME)")
     p.add_argument("--breakdown", action="store_true",
                    help="ask the system for its work/overhead/idle/discovery breakdown "

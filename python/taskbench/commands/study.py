@@ -45,7 +45,7 @@ def add_parser(subparsers, common):
                         "implies --hosts slurm (docs/slurm.md)")
     p.add_argument("--allow-unreliable", action="store_true",
                    help="draw the findings' ratios from METGs their sweep marked unreliable too (marked so)")
-    add_simulate_options(p, node_counts=True)  # a METG study's sweeps on a simulated platform, per node count
+    add_simulate_options(p, "a sweep of every value at each, as wide as their cores")
     p.add_argument("--steps", type=positive_int,
                    help=f"with --simulate: timesteps of every simulated run ({simulated_study.DEFAULT_STEPS})")
     p.add_argument("--values", metavar="V,V,...",
