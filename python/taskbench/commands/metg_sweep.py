@@ -91,7 +91,7 @@ def _show(ctx, analysis) -> None:
 
 
 def show_published(ctx, params: SweepParams, nodes: list[int] | None) -> None:
-    """The paper's figures for the campaign's graph, in a table of their own (published.py)."""
+    """The paper's figures for the campaign's graph, in a table of their own (reference/published.py)."""
     found = published.metg_table(params.pattern, params.graphs, params.kernel, nodes or [1], ctx.console.quiet,
                                  published.ports((s.name, s.paper_system) for s in ctx.registry))
     if isinstance(found, str):

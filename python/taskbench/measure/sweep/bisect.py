@@ -12,7 +12,7 @@ the threshold. Those are the two sizes the measured plan crosses between on a mo
 so the fit (measure/metg/fit.py) reads the same METG from fewer runs.
 
 Where it looks first: the -iter where the previous node count's METG crossed (SweepParams.seeds,
-set by metg_simulated.py): the curve moves little from one node count to the next, so the seed
+set by commands/metg_simulated.py): the curve moves little from one node count to the next, so the seed
 and one neighbour usually bracket it (3 runs with the peak's). From the seed it gallops (1, 2,
 4... grid steps) until the crossing is bracketed, then halves the bracket; without a seed it
 halves the whole grid (compute_bound's 32 sizes: 6 probes at most, where the measured plan
@@ -37,7 +37,7 @@ PLAN = "bisect"  # SweepParams.plan
 
 def fine_grid(params: SweepParams) -> list[int]:
     """The sizes the measured plan can end on, largest first: its coarse steps from the start
-    size (divided by `factor` down to `min_iter`, as sweep_plan's down phase does) and the sizes
+    size (divided by `factor` down to `min_iter`, as the measured plan's down phase does) and the sizes
     its polish round puts inside a step that crosses the threshold."""
     coarse = [max(params.start_iter, params.min_iter)]
     while coarse[-1] > params.min_iter:
@@ -83,7 +83,7 @@ class _Search:
 
 
 class Bisection(Planner):
-    """sweep_plan.Planner's bookkeeping (tries, results, peaks, interleaving) with the sizes
+    """plan.Planner's bookkeeping (tries, results, peaks, interleaving) with the sizes
     chosen by bisection; one try a unit, no added repetitions: a rerun would give the same."""
 
     def __init__(self, params: SweepParams, peaks, campaign: str = "", drift: dict | None = None):
