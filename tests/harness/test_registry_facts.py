@@ -13,7 +13,7 @@ from taskbench.commands.peak import peak_plan
 from taskbench.errors import UserError
 from taskbench.registry import Registry, read_entries, read_registry_file
 from taskbench.registry.locations import Layout
-from taskbench.registry.palette import PALETTE, color_index
+from taskbench.registry.facts import PALETTE, color_index
 
 
 def _file(tmp_path: Path, *entries: str) -> Path:
