@@ -7,9 +7,9 @@ from __future__ import annotations
 import shlex
 
 from taskbench import provenance
+from taskbench.commands.options import cluster_from
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.hosts.facts import described
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.kernels import kernel_info
 from taskbench.measure.sweep.bisect import PLAN as BISECT
 from taskbench.measure.sweep.params import SweepParams

@@ -17,10 +17,9 @@ from __future__ import annotations
 import statistics
 
 from taskbench import provenance, units
-from taskbench.commands.options import counted_kernel, positive_float, positive_int
+from taskbench.commands.options import cluster_from, counted_kernel, positive_float, positive_int
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit

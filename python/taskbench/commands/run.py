@@ -14,10 +14,9 @@ from pathlib import Path
 from taskbench import launch, units
 from taskbench.launch.smpirun import simulated_systems
 from taskbench.hosts.simulated import Simulation, find
-from taskbench.commands.options import add_launch_options, add_simulate_options, simulated_nodes
+from taskbench.commands.options import add_launch_options, add_simulate_options, cluster_from, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks

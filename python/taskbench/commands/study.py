@@ -10,9 +10,9 @@ from __future__ import annotations
 from taskbench import provenance, report, studies, units
 from taskbench.commands.metg_sweep import warn_if_noisy
 from taskbench.console import Fit
-from taskbench.commands.options import add_simulate_options, count, positive_float, positive_int, simulated_nodes
+from taskbench.commands.options import (add_simulate_options, cluster_from, count, positive_float, positive_int,
+                                        simulated_nodes)
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import background_load
 from taskbench.hosts.simulated import find as find_platform
