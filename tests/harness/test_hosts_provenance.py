@@ -15,7 +15,7 @@ from taskbench.hosts.description import first_hosts, read_cluster
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 from taskbench.studies import execute, scaling
-from taskbench.studies.catalog import PRESETS
+from taskbench.studies import PRESETS
 
 
 def local_cluster(tmp_path, cores=(2, 1, 4)):

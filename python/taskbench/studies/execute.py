@@ -1,4 +1,5 @@
-"""Plans a study into a campaign and runs it, resumably.
+"""Every study preset by name (`taskbench study NAME`), and how one is planned into a campaign and
+run, resumably. Adding a preset: its module, its figure in figures.py, and its place in PRESETS.
 
 Planned once, when the campaign is created: which requested systems can run here (the others
 are kept with their reason, for the table), which of them can give a breakdown, and the exact
@@ -19,19 +20,30 @@ import random
 import zlib
 
 from taskbench import provenance
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions
 from taskbench.hosts.description import Cluster, first_hosts
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
-from taskbench.studies import metg_execute
+from taskbench.studies import discovery, gpu_offload, imbalance, metg_execute, scaling, taskbench_paper
+from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import PlannedRun, Study
 from taskbench.studies.results import fastest
 
 KIND = "study"
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
 REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts", "launcher", "simulated")
+
+PRESETS: dict[str, Study | MetgStudy] = {
+    s.name: s for s in (imbalance.STUDY, discovery.STUDY, *taskbench_paper.STUDIES, scaling.STUDY, gpu_offload.STUDY)}
+
+
+def get(name: str) -> Study | MetgStudy:
+    if name not in PRESETS:
+        raise UserError(f"unknown study '{name}'{did_you_mean(name, PRESETS)} (known: {', '.join(PRESETS)}; "
+                        "`taskbench study --list`)", EXIT_USAGE)
+    return PRESETS[name]
 
 
 def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
@@ -42,7 +54,6 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
     cluster description (--hosts), the study's runs over 1..N of its hosts, the MPI systems'
     ranks started by `launcher` (mpirun or srun; None: the registry's)."""
     if cluster is not None and study.hosts_grid is None:
-        from taskbench.studies.catalog import PRESETS  # only this refusal needs every preset
         across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
         raise UserError(f"--hosts: study {study.name} runs on this machine only (across hosts: "
                         f"{', '.join(across) or 'none'})", EXIT_USAGE)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from taskbench.studies.members import roles_in
-from taskbench.studies.preset import PlannedRun, point_key
+from taskbench.studies.preset import PlannedRun, point_key, roles_in
 
 
 def fastest(runs: list[dict]) -> dict | None:

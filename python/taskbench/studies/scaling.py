@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from taskbench import provenance, units
 from taskbench.hosts.description import first_hosts
 from taskbench.hosts.facts import described
-from taskbench.studies.members import members
 from taskbench.studies.metg_preset import MetgStudy, Sweep
-from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.preset import PlannedRun, Study, members
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
