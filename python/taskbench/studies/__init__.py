@@ -5,8 +5,8 @@ Two kinds: grid studies (preset.py: a fixed grid of runs, e.g. `imbalance`, and 
 play its roles) and METG studies (metg_preset.py: a METG sweep per value of one parameter, the
 Task Bench paper's figures, taskbench_paper.py). A study names roles, never systems: the registry
 says which systems play them. execute.py lists the presets by name and plans and runs them (the
-METG sweeps with metg_execute.py), results.py and metg_results.py read them back, figures.py
-draws them.
+METG sweeps with metg_execute.py), results.py and metg_results.py read them back; their figures are drawn in
+plots/study_figures.py.
 """
 
 from taskbench.studies.execute import PRESETS, get

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import units
+from taskbench import plots, units
 from taskbench.measure.system_report import breakdown_of, discovery_of
 from taskbench.studies.preset import PlannedRun, Study, rep_major
 from taskbench.studies.results import StudyResult, cell
@@ -122,8 +122,7 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
-    from taskbench.studies import figures
-    return figures.discovery(result, result.axis("iter"), per_task)
+    return plots.discovery_per_task(result, result.axis("iter"), per_task)
 
 
 STUDY = Study(

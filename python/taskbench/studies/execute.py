@@ -1,5 +1,6 @@
 """Every study preset by name (`taskbench study NAME`), and how one is planned into a campaign and
-run, resumably. Adding a preset: its module, its figure in figures.py, and its place in PRESETS.
+run, resumably. Adding a preset: its module, its figure in plots/study_figures.py, and its place in
+PRESETS.
 
 Planned once, when the campaign is created: which requested systems can run here (the others
 are kept with their reason, for the table), which of them can give a breakdown, and the exact

@@ -34,6 +34,14 @@ def members(study: str, roles: tuple[str, ...], systems) -> list[str]:
     return [name for names in by_role.values() for name in names]
 
 
+def paper_systems(result) -> tuple[str, ...]:
+    """The published systems a study's figure draws beside its own: the paper rows its systems run
+    (registry `paper_system`), or the paper's context rows where none runs one."""
+    from taskbench.reference import published  # its data read only when a figure is drawn
+    entries = registry_entries()
+    return published.study_systems(entries[s].paper_system for s in result.systems if s in entries)
+
+
 def roles_in(study: str) -> dict[str, str]:
     """{system: its role in `study`} of this checkout's registry: what a stored study's table
     and findings ask, since the systems it ran are stored by name only."""

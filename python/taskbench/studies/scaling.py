@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import provenance, units
+from taskbench import plots, provenance, units
 from taskbench.hosts.description import first_hosts
 from taskbench.hosts.facts import described
 from taskbench.studies.metg_preset import MetgStudy, Sweep
-from taskbench.studies.preset import PlannedRun, Study, members
+from taskbench.studies.preset import PlannedRun, Study, members, paper_systems
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
@@ -267,9 +267,8 @@ def findings(result: StudyResult) -> list[str]:
 
 def figure(result: StudyResult):
     from taskbench.reference import published
-    from taskbench.studies import figures
-    return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
-                           published.metg_vs_nodes("stencil_1d", figures.paper_systems(result)))
+    return plots.weak_and_strong_scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
+                                         published.metg_vs_nodes("stencil_1d", paper_systems(result)))
 
 
 STUDY = Study(
