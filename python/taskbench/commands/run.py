@@ -173,9 +173,9 @@ def _launch_options(args) -> LaunchOptions:
 
 def system_help(system, args) -> int:
     """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
-    plan = launch.plan(system, list(args.system_flags), _launch_options(args))
+    command = launch.command(system, list(args.system_flags), _launch_options(args))
     sys.stdout.flush()
-    return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
+    return subprocess.run(command.argv, env=command.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
 
 
 def show(ctx, run: dict, name: str) -> None:
