@@ -3,7 +3,7 @@
 per system per value as the result: the Task Bench paper's figures 7, 9, 10 and 11.
 
 Grid studies (studies/preset.py) store runs; a METG study stores sweeps, because METG is not one
-run but the adaptive search of measure/sweep/plan.py over problem sizes.
+run but the adaptive search of measure/sweep/adaptive.py over problem sizes.
 
 A preset's sweeps are a pure function of (quick, cores): the parent campaign stores the sweeps it
 planned, so a resumed study replays exactly the same ones even if the preset changes later.

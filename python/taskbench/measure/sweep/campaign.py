@@ -25,7 +25,7 @@ from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.measure.sweep.bisect import PLAN as BISECT, Bisection, expected_runs
-from taskbench.measure.sweep.plan import Planner
+from taskbench.measure.sweep.adaptive import AdaptivePlanner
 from taskbench.measure.traces import is_trace_run
 from taskbench.store.records import make_record
 
@@ -262,7 +262,7 @@ def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
 
 
 def usual_runs(params: SweepParams) -> int:
-    """The runs of a sweep of the usual shape (measure/sweep/plan.py), before any has run here: per system,
+    """The runs of a sweep of the usual shape (measure/sweep/adaptive.py), before any has run here: per system,
     six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
     and repetitions of those two sizes added up to settle.MIN_REPS; a bisection's, its own."""
     if params.plan == BISECT:
@@ -295,8 +295,8 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     systems = {n: registry.require_available(n) for n in params.systems}
     options = {n: sweep_options(system, params) for n, system in systems.items()}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    plan = Bisection if params.plan == BISECT else Planner
-    planner = plan(params, peaks, name, drift_of(store, campaign, params))
+    planner_class = Bisection if params.plan == BISECT else AdaptivePlanner
+    planner = planner_class(params, peaks, name, drift_of(store, campaign, params))
     stats = ExecutionStats()
     probes = Probes(store, registry.layout, name, params, console)
     if campaign["status"] == "done":  # it keeps the latency measured while it ran
