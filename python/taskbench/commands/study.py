@@ -106,15 +106,15 @@ def _campaign(args, ctx, study) -> str:
             raise UserError(f"--launcher {args.launcher}: a study picks the launcher only across hosts (--hosts; "
                             "srun inside a Slurm allocation)", EXIT_USAGE)
         if args.simulate:
-            return name, _simulated_plan(args, ctx, study, name)
+            return name, _simulated_params(args, ctx, study, name)
         if study.kind == "metg":
             if cluster is not None:
                 raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
                                 "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
-            return name, metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
-                                           provenance.available_cores(), name)
-        return name, execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
-                                  args.timeout, retries, name, cluster, args.launcher)
+            return name, metg_execute.campaign_params(study, ctx.registry, systems, args.quick, reps, args.timeout,
+                                                      provenance.available_cores(), name)
+        return name, execute.campaign_params(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
+                                             args.timeout, retries, name, cluster, args.launcher)
 
     opened = campaign.open(store, execute.KIND, resume=args.resume, new=new, git_revision=ctx.git_revision,
                            latest=lambda: execute.latest_unfinished(store, study.name), accept=accept,
@@ -143,7 +143,7 @@ def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
                      f"stored in {ctx.store.path}")
 
 
-def _simulated_plan(args, ctx, study, name: str) -> dict:
+def _simulated_params(args, ctx, study, name: str) -> dict:
     """A METG study on a simulated platform (studies/simulated_study.py): its sweeps per node count."""
     if study.kind != "metg":
         raise UserError(f"--simulate: study {study.name} is not a METG study (a simulated platform sweeps METG)",
@@ -159,8 +159,9 @@ def _simulated_plan(args, ctx, study, name: str) -> dict:
         raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (these have: {have}; "
                         "name them with --systems)", EXIT_USAGE)
     values = [v.strip() for v in args.values.split(",") if v.strip()] if args.values else None
-    return simulated_study.plan(study, ctx.registry, systems, args.quick, args.timeout, find_platform(args.simulate),
-                                args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name, values)
+    return simulated_study.campaign_params(study, ctx.registry, systems, args.quick, args.timeout,
+                                           find_platform(args.simulate), args.nodes or [1],
+                                           args.steps or simulated_study.DEFAULT_STEPS, name, values)
 
 
 def main(args, ctx) -> int:

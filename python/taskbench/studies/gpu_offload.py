@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from taskbench import plots, provenance, units
 from taskbench.registry import registry_entries
-from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.preset import GridRun, Study
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
@@ -60,11 +60,11 @@ def on_the_gpu(system: str) -> bool:
     return entry is not None and entry.processor == "gpu"
 
 
-def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[GridRun]:
     shape = QUICK if quick else FULL
     width = available or provenance.available_cores()
-    return [PlannedRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
-                       None if on_the_gpu(system) else width)
+    return [GridRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
+                    None if on_the_gpu(system) else width)
             for rep in range(reps) for it in shape.iterations for system in systems]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import plots, units
-from taskbench.studies.preset import PlannedRun, Study, paper_systems, rep_major
+from taskbench.studies.preset import GridRun, Study, paper_systems, rep_major
 from taskbench.studies.results import StudyResult, cell
 
 IMBALANCES = (0.0, 0.5, 1.0, 2.0)
@@ -60,7 +60,7 @@ def label(pattern: str) -> str:
     return " ".join([pattern, *PATTERN_FLAGS[pattern]]).replace("-radix", "radix")
 
 
-def grid(systems: list[str], quick: bool, reps: int) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int) -> list[GridRun]:
     shape = QUICK if quick else FULL
     points = [{"pattern": p, "imbalance": x} for p in PATTERNS for x in shape.imbalances]
     return rep_major(points, systems, reps, lambda point: flags(shape, point), breakdown=False)

@@ -49,7 +49,7 @@ def roles_in(study: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class PlannedRun:
+class GridRun:
     system: str
     point: dict  # the grid coordinates the table groups by, e.g. {"pattern": ..., "imbalance": ...}
     rep: int  # repetition: the table keeps the fastest (background load only slows a run down)
@@ -73,7 +73,7 @@ class PlannedRun:
                 "flags": list(self.flags), "breakdown": self.breakdown, "cores": self.cores, "hosts": self.hosts}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "PlannedRun":
+    def from_dict(cls, data: dict) -> "GridRun":
         return cls(data["system"], dict(data["point"]), int(data["rep"]), tuple(data["flags"]),
                    bool(data.get("breakdown", False)), data.get("cores"), data.get("hosts"))
 
@@ -93,7 +93,7 @@ class Study:
     reps: int  # default repetitions (best of)
     quick_reps: int
     breakdown: bool  # ask every system that has a `breakdown` key for it
-    grid: Callable[[list[str], bool, int], list[PlannedRun]]  # (systems, quick, reps) -> runs
+    grid: Callable[[list[str], bool, int], list[GridRun]]  # (systems, quick, reps) -> runs
     table: Callable  # (StudyResult) -> (columns, rows)
     findings: Callable  # (StudyResult) -> list of one-line conclusions
     figure: Callable  # (StudyResult) -> matplotlib Figure or None (imports matplotlib lazily)
@@ -112,8 +112,8 @@ class Study:
 
 
 def rep_major(points: list[dict], systems: list[str], reps: int, flags_of: Callable[[dict], list[str]],
-              breakdown: bool) -> list[PlannedRun]:
+              breakdown: bool) -> list[GridRun]:
     """Every (system, point) once per repetition, repetition by repetition: the executor shuffles
     each repetition, so systems and points interleave and a burst of load hits them all."""
-    return [PlannedRun(system, point, rep, tuple(flags_of(point)), breakdown)
+    return [GridRun(system, point, rep, tuple(flags_of(point)), breakdown)
             for rep in range(reps) for point in points for system in systems]

@@ -44,10 +44,11 @@ def default_systems(study: MetgStudy, registry) -> list[str]:
     return [name for name in study.default_systems(registry) if name in names]
 
 
-def plan(study: MetgStudy, registry, systems: list[str], quick: bool, timeout: float, platform: Platform,
-         node_counts: list[int], steps: int, parent: str, values: list[str] | None = None) -> dict:
-    """The parent campaign's params: like metg_execute.plan's, with a sweep per (node count,
-    value), each labelled with its node count and storing the simulation it runs on; `values`
+def campaign_params(study: MetgStudy, registry, systems: list[str], quick: bool, timeout: float,
+                    platform: Platform, node_counts: list[int], steps: int, parent: str,
+                    values: list[str] | None = None) -> dict:
+    """The parent campaign's params: like metg_execute.campaign_params's, with a sweep per (node
+    count, value), each labelled with its node count and storing the simulation it runs on; `values`
     (as typed): only the sweeps of these values."""
     builds = simulated_systems(registry, systems)
     runnable, unavailable = runnable_here(study.name, registry, builds)
