@@ -48,12 +48,12 @@ def _open(ctx, params: SweepParams | None, name: str | None, resume: str | None)
     """The campaign to sweep, its parameters, and whether it is complete already (a resumed one
     that has nothing left to run, replayed from the store)."""
     store = ctx.store
-
-    def new() -> tuple[str, dict]:
+    if resume is not None:
+        opened = campaign.resumed(store, campaign.resume_target(store, "metg", resume))
+    else:
         _preflight(ctx, params)
-        return name or campaign.new_name(store, "metg", params.pattern, params.kernel), params.to_dict()
-
-    opened = campaign.open(store, "metg", resume=resume, new=new, git_revision=ctx.git_revision)
+        name = name or campaign.new_name(store, "metg", params.pattern, params.kernel)
+        opened = campaign.created(store, "metg", name, params.to_dict(), ctx.git_revision)
     if opened.stored is None:  # created from `params`, which the store holds as they are
         ctx.console.note(f"campaign {opened.name}: {', '.join(params.systems)}; {params.pattern}, "
                          f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "

@@ -9,7 +9,6 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from taskbench import provenance, units
 from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
@@ -131,30 +130,21 @@ class Opened:
     continued: bool = False  # an unfinished campaign of the same request, which --resume did not name
 
 
-def open(store, kind: str, *, resume: str | None, new: Callable[[], tuple[str, dict]],
-         git_revision: str | None, latest: Callable[[], dict] | None = None,
-         accept: Callable[[dict], None] | None = None,
-         unfinished: Callable[[dict], dict | None] | None = None) -> Opened:
-    """Resumes, continues or creates the campaign a command executes, and claims it (no second
-    process executes it meanwhile) before anything runs.
+def resumed(store, target: dict) -> Opened:
+    """The campaign `--resume` continues (resume_target's, or a command's own choice, checked by
+    it first), claimed: no second process executes it meanwhile."""
+    store.claim(target["name"])
+    return Opened(target["name"], target["params"], target)
 
-    `resume` is --resume's value: "" for the latest unfinished campaign of `kind` (or `latest()`'s
-    choice), a name for that one, None for a new campaign; `accept` may refuse the one resumed
-    (UserError). A new campaign is `new()`'s (name, params), unless `unfinished(params)` finds an
-    unfinished campaign of the same request: that one is continued. A created campaign is
-    claimed first, so that a `--resume` of the latest unfinished campaign never picks it half made.
-    """
-    if resume is not None:
-        target = latest() if latest is not None and not resume else resume_target(store, kind, resume)
-        if accept is not None:
-            accept(target)
-        store.claim(target["name"])
-        return Opened(target["name"], target["params"], target)
-    name, params = new()
-    previous = unfinished(params) if unfinished is not None else None
-    if previous is not None:
-        store.claim(previous["name"])
-        return Opened(previous["name"], previous["params"], previous, continued=True)
+
+def created(store, kind: str, name: str, params: dict, git_revision: str | None,
+            unfinished: dict | None = None) -> Opened:
+    """A new campaign `name` of `params`, claimed before it is stored, so that a `--resume` of the
+    latest unfinished campaign never picks it half made; or, where the command found an
+    `unfinished` campaign of the same request, that one, continued."""
+    if unfinished is not None:
+        store.claim(unfinished["name"])
+        return Opened(unfinished["name"], unfinished["params"], unfinished, continued=True)
     store.claim(name)
     create(store, name, kind, params, git_revision)
     return Opened(name, params, None)
