@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The simulated METG of mpi_p2p on Cori against the level of one platform switch
-(hosts/platform_switches.py, docs/simulation.md "Sensitivities"), beside the published figure:
+(bench/platform_switches.py, docs/simulation.md "Sensitivities"), beside the published figure:
 a figure per (switch level, node count), never a pass/fail check, and never a level chosen to hit
 the published figure.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from taskbench.hosts.platform_switches import write_switched  # noqa: E402
+from platform_switches import write_switched  # noqa: E402  (beside this script)
 
 SOURCES = {"noise": "per-node OS noise, a Poisson process of detours per node (simulated_noise.h)",
            "injection": "a node's NIC injection bandwidth (SimGrid limiter link)"}

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from taskbench.launch import LaunchOptions, plan  # noqa: E402  (the harness's registry and launchers)
+from taskbench.launch import LaunchOptions, command as launch_command  # noqa: E402  (the harness's launchers)
 from taskbench.registry import Registry  # noqa: E402
 from taskbench.registry.locations import find_layout  # noqa: E402
 
@@ -64,7 +64,7 @@ def main() -> None:
         flags = ["-steps", str(args.steps), "-width", str(cores), "-type", args.pattern, "-kernel", "empty"]
         for _ in range(args.rounds):
             for s in systems:
-                launch = plan(s, [*flags, "-json", str(report)], LaunchOptions())
+                launch = launch_command(s, [*flags, "-json", str(report)], LaunchOptions())
                 subprocess.run(launch.argv, check=True, env=launch.env, stdout=subprocess.DEVNULL)
                 r = json.loads(report.read_text())
                 ns = r["task_granularity_seconds"] * 1e9

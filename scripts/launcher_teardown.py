@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 from taskbench.process import leftovers  # noqa: E402
-from taskbench.launch import LaunchOptions, plan  # noqa: E402
+from taskbench.launch import LaunchOptions, command  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
 from taskbench.registry.locations import find_layout  # noqa: E402
 
@@ -71,7 +71,7 @@ def _stand_in(code_body: str, env: dict) -> subprocess.Popen:
 
 def trial(system, scenario: str) -> Trial:
     marker = leftovers.new_marker()
-    launch = plan(system, ["-steps", "4", "-width", "2", "-type", "stencil_1d"], LaunchOptions())
+    launch = command(system, ["-steps", "4", "-width", "2", "-type", "stencil_1d"], LaunchOptions())
     env = dict(launch.env, TASKBENCH_FAULT="hang:0,1,1", **{PROBE: marker})
     launcher = None
     if scenario.startswith("mpirun"):

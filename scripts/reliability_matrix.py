@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the fault matrix (every registry system x every fault of taskbench.faults) on this
+"""Runs the fault matrix (every registry system x every fault of fault_matrix.py, beside it) on this
 machine, measures what MPI launchers do with their ranks when they or the harness die
 (scripts/launcher_teardown.py), and writes docs/reliability.md.
 
@@ -21,8 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import fault_matrix as faults  # noqa: E402
 import launcher_teardown  # noqa: E402
-from taskbench import faults, provenance  # noqa: E402
+from taskbench import provenance  # noqa: E402
 from taskbench.registry import Registry  # noqa: E402
 from taskbench.registry.locations import find_layout  # noqa: E402
 
@@ -83,7 +84,7 @@ def page(rows, teardown, soaked: dict, command: str, machine: dict, revision: st
         "one `taskbench run` of the fault's graphs (below; MPI systems: "
         f"`--ranks {faults.MPI_RANKS}`), judged on what the harness stored (status and reason, verbatim below) and on "
         "/proc: no process of the run may be alive when `taskbench run` returns. The faults, their "
-        "injection and their verdicts are `python/taskbench/faults.py`, which "
+        "injection and their verdicts are `scripts/fault_matrix.py`, which "
         "`tests/harness/test_fault_matrix.py` runs too. Where this machine has no GPU, the GPU systems "
         "run on the CUDA runtime stand-in (`build/tests/gpu-standin`, [gpu.md](gpu.md)), marked so: "
         "their own host code, the core's GPU host code and the harness are what those rows test. "

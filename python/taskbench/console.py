@@ -64,7 +64,7 @@ class Fit:
 
 @dataclass
 class TableLayout:
-    """A table planned for one width: what rich renders, and what goes below it."""
+    """A table laid out for one width: what rich renders, and what goes below it."""
 
     headers: list[str]
     widths: list[int]
@@ -112,7 +112,7 @@ def cut_to(text: str, width: int) -> str:
     return kept.rstrip(" ,;:(") + "…"
 
 
-def plan(columns: list[str], rows: list[list], fit: Fit, width: int) -> TableLayout:
+def table_layout(columns: list[str], rows: list[list], fit: Fit, width: int) -> TableLayout:
     """Lays a table out for `width` terminal cells (see the module's docstring)."""
     cells = [[_text(v) for v in row] for row in rows]
     ncols = len(columns)
@@ -272,7 +272,7 @@ class Console:
             for row in rows:
                 print("\t".join(_tsv(v) for v in row))
             return
-        layout = plan(columns, rows, fit, self._out.width)
+        layout = table_layout(columns, rows, fit, self._out.width)
         self._out.print(Text(title, style="bold"))
         table = _RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, GAP - 1, 0, 0),
                            header_style="bold")
@@ -304,14 +304,14 @@ def _tsv(value) -> str:
 
 class ProgressBar:
     """A bar over the runs of an adaptive sweep: its total is what the last sweep of the same kind
-    made (`expected`), or the runs planned so far where they are more; so it does not sit near
+    made (`expected`), or the runs added so far where they are more; so it does not sit near
     full while the sweep plans more, and rich's ETA means something. ETA from rich."""
 
     def __init__(self, console: Console, description: str, expected: int = 0):
         self.console = console
         self.description = description
         self.expected = expected
-        self.planned = 0
+        self.added = 0
         self.total = expected
         self.done = 0
         self._progress = None
@@ -335,8 +335,8 @@ class ProgressBar:
         return False
 
     def add(self, n: int) -> None:
-        self.planned += n
-        self.total = max(self.expected, self.planned)
+        self.added += n
+        self.total = max(self.expected, self.added)
         if self._progress is not None:
             self._progress.update(self._task, total=self.total)
 

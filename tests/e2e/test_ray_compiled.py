@@ -18,8 +18,9 @@ from systems import (BIN, BUILD, CORRUPTED, FAULT_GRAPHS, OTHER_KERNELS, PROBE, 
                      built_systems, every_pattern, serial_totals, totals)
 
 sys.path.insert(0, str(ROOT / "python"))
-from taskbench.faults import stored_run  # noqa: E402
 from taskbench.launch.loopback import can_isolate, wrap  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
+from fault_matrix import stored_run  # noqa: E402
 
 NAME = "ray_compiled"
 

@@ -1,14 +1,16 @@
-"""Platform switches (hosts/platform_switches.py, docs/simulation.md "Sensitivities"): OS noise
+"""Platform switches (bench/platform_switches.py, docs/simulation.md "Sensitivities"): OS noise
 injected by the SMPI build (systems/common/mpi/simulated_noise.h) and a node's NIC injection
 bandwidth (SimGrid's limiter link), on copies of the test platform `small`. Each switch must
 change the simulated time the way its model says, and leave a run deterministic. About 3 s."""
 
 import json
 import subprocess
+import sys
 
-from test_smpi import ENV, QUIET, SMALL, binary
+from test_smpi import ENV, QUIET, ROOT, SMALL, binary
 
-from taskbench.hosts.platform_switches import switched_text
+sys.path.insert(0, str(ROOT / "bench"))
+from platform_switches import switched_text  # noqa: E402
 
 STENCIL = ["-type", "stencil_1d", "-steps", "40", "-width", "8", "-kernel", "compute_bound", "-iter", "4096"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.launch import LaunchOptions, plan
+from taskbench.launch import LaunchOptions, command
 from taskbench.registry import Registry, read_registry_file
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
 from taskbench.registry.locations import Layout, find_layout
@@ -49,7 +49,7 @@ def test_args_are_appended_after_the_entrys_own(registry):
     system = with_breakdown(registry.get("flagged"), registry.layout.build_dir, registry)
     assert system.args == ["-home", "0", "-breakdown"]
     assert system.env == {"OMP_PLACES": "cores"}
-    launch = plan(system, ["-steps", "2"], LaunchOptions())
+    launch = command(system, ["-steps", "2"], LaunchOptions())
     assert launch.argv[1:] == ["-home", "0", "-breakdown", "-steps", "2"]
     assert registry.get("flagged").args == ["-home", "0"]  # the registry's entry is untouched
 
@@ -67,7 +67,7 @@ def test_env_gets_the_build_folder_and_requires_the_file(registry):
     variant = with_breakdown(system, build, registry)
     assert variant.env == {"OMP_PLACES": "cores", "OMP_TOOL_LIBRARIES": f"{build}/lib/libtool.so"}
     assert variant.args == []
-    launch = plan(variant, [], LaunchOptions())
+    launch = command(variant, [], LaunchOptions())
     assert launch.set_env["OMP_TOOL_LIBRARIES"] == f"{build}/lib/libtool.so"
 
 

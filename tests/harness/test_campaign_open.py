@@ -1,9 +1,13 @@
-"""campaign.open, the one way `taskbench metg` and `taskbench study` get their campaign: resumed
-(named, or the latest unfinished), an unfinished one of the same request continued, or created;
-claimed before anything runs, so a second process cannot execute it meanwhile."""
+"""campaign.resumed and campaign.created, the one way `taskbench metg` and `taskbench study` get their
+campaign: resumed (named, or the latest unfinished), an unfinished one of the same request
+continued, or created; claimed before anything runs, so a second process cannot execute it
+meanwhile."""
+
+from types import SimpleNamespace
 
 import pytest
 
+from taskbench.commands.study import _resume_target
 from taskbench.errors import UserError
 from taskbench.measure.sweep import campaign
 from taskbench.store import Store
@@ -16,12 +20,8 @@ def store(tmp_path):
     opened.close()
 
 
-def _new(name, params):
-    return lambda: (name, params)
-
-
 def test_creates_and_claims_a_new_campaign(store, tmp_path):
-    opened = campaign.open(store, "metg", resume=None, new=_new("a", {"x": 1}), git_revision="r")
+    opened = campaign.created(store, "metg", "a", {"x": 1}, "r")
     assert (opened.name, opened.params, opened.stored, opened.continued) == ("a", {"x": 1}, None, False)
     assert store.campaign("a")["status"] == "running" and store.campaign("a")["git_revision"] == "r"
     other = Store(tmp_path / "tb.db")
@@ -36,38 +36,30 @@ def test_resumes_the_named_or_the_latest_unfinished(store):
     for name in ("a", "b"):
         campaign.create(store, name, "metg", {"name": name}, None)
     store.finish_campaign("b")
-    latest = campaign.open(store, "metg", resume="", new=_new("never", {}), git_revision=None)
+    latest = campaign.resumed(store, campaign.resume_target(store, "metg", ""))
     assert (latest.name, latest.params, latest.stored["status"]) == ("a", {"name": "a"}, "running")
-    named = campaign.open(store, "metg", resume="b", new=_new("never", {}), git_revision=None)
+    named = campaign.resumed(store, campaign.resume_target(store, "metg", "b"))
     assert (named.name, named.stored["status"]) == ("b", "done")
-    assert not store.has_campaign("never")
 
 
-def test_resume_asks_the_command_which_and_whether(store):
+def test_a_study_resumes_its_own_latest_and_refuses_another_studys(store):
     campaign.create(store, "s1", "study", {"study": "imbalance"}, None)
     campaign.create(store, "s2", "study", {"study": "discovery"}, None)
-    chosen = campaign.open(store, "study", resume="", new=_new("never", {}), git_revision=None,
-                           latest=lambda: store.campaign("s1"))
-    assert chosen.name == "s1"
-
-    def refuse(target):
-        raise UserError(f"not {target['name']}")
-    with pytest.raises(UserError, match="not s2"):
-        campaign.open(store, "study", resume="s2", new=_new("never", {}), git_revision=None, accept=refuse)
+    imbalance = SimpleNamespace(name="imbalance")
+    assert _resume_target(store, imbalance, "")["name"] == "s1"
+    with pytest.raises(UserError, match="campaign 's2' is a discovery study, not imbalance"):
+        _resume_target(store, imbalance, "s2")
 
 
 def test_an_unfinished_campaign_of_the_same_request_is_continued(store):
     campaign.create(store, "old", "study", {"ask": 1}, None)
-
-    def same(params):
-        return next((c for c in store.campaigns("study") if c["params"] == params), None)
-    again = campaign.open(store, "study", resume=None, new=_new("new", {"ask": 1}), git_revision=None, unfinished=same)
+    again = campaign.created(store, "study", "new", {"ask": 1}, None, unfinished=store.campaign("old"))
     assert (again.name, again.continued) == ("old", True) and not store.has_campaign("new")
-    other = campaign.open(store, "study", resume=None, new=_new("new", {"ask": 2}), git_revision=None, unfinished=same)
+    other = campaign.created(store, "study", "new", {"ask": 2}, None)
     assert (other.name, other.continued, other.stored) == ("new", False, None)
 
 
 def test_a_resumed_campaign_of_another_kind_is_refused(store):
     campaign.create(store, "p", "peak", {}, None)
     with pytest.raises(UserError, match="campaign 'p' is a peak campaign, not metg"):
-        campaign.open(store, "metg", resume="p", new=_new("never", {}), git_revision=None)
+        campaign.resume_target(store, "metg", "p")

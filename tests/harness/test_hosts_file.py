@@ -88,10 +88,10 @@ def test_a_lost_host_is_named_from_either_witness(tmp_path):
 def test_a_system_that_lacks_a_network_is_refused_in_its_own_words(tmp_path):
     from pathlib import Path
 
-    from taskbench.launch import LaunchOptions, plan
+    from taskbench.launch import LaunchOptions, command
     from taskbench.registry import System
     cluster = read_cluster(write(tmp_path, '[[host]]\nname = "a"\naddress = "10.1.0.1"\ncores = 1\n'))
     system = System(name="r", binary="r", folder=Path("."), binary_path=Path("/bin/r"),
                     not_across_hosts="its runtime has no network module")
     with pytest.raises(UserError, match="^--hosts: r cannot run across hosts here: its runtime has no network module$"):
-        plan(system, [], LaunchOptions(cluster=cluster))
+        command(system, [], LaunchOptions(cluster=cluster))

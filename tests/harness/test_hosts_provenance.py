@@ -15,7 +15,7 @@ from taskbench.hosts.description import first_hosts, read_cluster
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 from taskbench.studies import execute, scaling
-from taskbench.studies.catalog import PRESETS
+from taskbench.studies import PRESETS
 
 
 def local_cluster(tmp_path, cores=(2, 1, 4)):
@@ -77,11 +77,13 @@ def test_a_study_across_hosts_plans_only_what_can_cross_them(tmp_path):
     registry = Registry(find_layout())
     cluster = local_cluster(tmp_path)
     with pytest.raises(UserError, match="--hosts: study imbalance runs on this machine only \\(across hosts: scaling"):
-        execute.plan(PRESETS["imbalance"], registry, REPO / "build", ["native"], True, 1, 60, 0, "p", cluster)
+        execute.campaign_params(PRESETS["imbalance"], registry, REPO / "build", ["native"], True, 1, 60, 0, "p",
+                                cluster)
     available = [s for s in ("mpi_p2p", "native") if registry.get(s).available]
     if available != ["mpi_p2p", "native"]:
         pytest.skip("mpi_p2p and native are not both built here")
-    params = execute.plan(PRESETS["scaling"], registry, REPO / "build", available, True, 1, 60, 0, "p", cluster)
+    params = execute.campaign_params(PRESETS["scaling"], registry, REPO / "build", available, True, 1, 60, 0, "p",
+                                     cluster)
     assert params["unavailable"] == {"native": "its local launcher runs on this machine only"}
     assert {g["system"] for g in params["grid"]} == {"mpi_p2p"}
     assert params["hosts"]["path"] == str(cluster.path) and len(params["hosts"]["hosts"]) == 3

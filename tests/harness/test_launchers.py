@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from taskbench.errors import UserError
-from taskbench.launch import LaunchOptions, plan, why_not_here
+from taskbench.launch import LaunchOptions, command, why_not_here
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG
 from taskbench.registry import System
 
@@ -21,47 +21,47 @@ def system(**kw):
 
 def test_local_uses_registry_env_and_threads_flag():
     s = system(cores="all", threads_flag="-worker", env={"OMP_PLACES": "cores"})
-    p = plan(s, ["-steps", "4"], LaunchOptions(threads_per_rank=3))
+    p = command(s, ["-steps", "4"], LaunchOptions(threads_per_rank=3))
     assert p.argv == ["/bin/x", "-steps", "4", "-worker", "3"]
     assert p.env["OMP_PLACES"] == "cores" and p.set_env["OMP_NUM_THREADS"] == "3"
 
 
 def test_registry_args_come_before_the_runs_flags():
     s = system(args=["-home", "0"], threads_flag="-worker")
-    p = plan(s, ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    p = command(s, ["-steps", "4"], LaunchOptions(threads_per_rank=2))
     assert p.argv == ["/bin/x", "-home", "0", "-steps", "4", "-worker", "2"]
     m = system(launcher="mpirun", ranks=2, args=["-variant"])
-    assert plan(m, ["-steps", "4"], LaunchOptions()).argv[-6:] == [
+    assert command(m, ["-steps", "4"], LaunchOptions()).argv[-6:] == [
         "/bin/x", "-variant", "-steps", "4", EXPECT_RANKS_FLAG, "2"]
 
 
 def test_local_rejects_ranks_and_fixed_thread_counts():
     with pytest.raises(UserError, match="--ranks does not apply"):
-        plan(system(), [], LaunchOptions(ranks=4))
+        command(system(), [], LaunchOptions(ranks=4))
     with pytest.raises(UserError, match="fixed thread count"):
-        plan(system(cores=1), [], LaunchOptions(threads_per_rank=2))
+        command(system(cores=1), [], LaunchOptions(threads_per_rank=2))
 
 
 def test_dask_starts_a_cluster_of_workers_around_the_system(monkeypatch):
     """--workers N worker processes (default: the cores), --threads-per-rank threads each
     (default 1), through the cluster starter among the helpers of the system's build."""
     s = system(launcher="dask", threads_flag="-threads", args=["-v"])
-    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3, threads_per_rank=2))
+    p = command(s, ["-steps", "4"], LaunchOptions(ranks=3, threads_per_rank=2))
     assert p.argv == ["/libexec/taskbench/dask_cluster", "-workers", "3", "-threads", "2", "--", "/bin/x", "-v",
                       "-steps", "4"]
     assert (p.ranks, p.threads_per_rank) == (3, 2)
     monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
-    assert plan(s, [], LaunchOptions()).argv[:5] == ["/libexec/taskbench/dask_cluster", "-workers", "5", "-threads",
+    assert command(s, [], LaunchOptions()).argv[:5] == ["/libexec/taskbench/dask_cluster", "-workers", "5", "-threads",
                                                      "1"]
 
 
 def test_spark_starts_a_standalone_cluster_of_n_cores_around_the_system(monkeypatch):
     s = system(launcher="spark", args=["-v"])
-    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=3))
+    p = command(s, ["-steps", "4"], LaunchOptions(ranks=3))
     assert p.argv == ["/libexec/taskbench/spark_cluster", "-workers", "3", "--", "/bin/x", "-v", "-steps", "4"]
     assert (p.ranks, p.threads_per_rank) == (1, 3)
     monkeypatch.setattr("taskbench.launch.cluster_launcher.available_cores", lambda: 5)
-    assert plan(s, [], LaunchOptions()).argv[:3] == ["/libexec/taskbench/spark_cluster", "-workers", "5"]
+    assert command(s, [], LaunchOptions()).argv[:3] == ["/libexec/taskbench/spark_cluster", "-workers", "5"]
 
 
 @pytest.mark.parametrize("launcher,starter", [("dask", "dask_cluster"), ("spark", "spark_cluster")])
@@ -83,7 +83,7 @@ def test_the_builds_bin_holds_its_systems_and_libexec_its_helpers():
     build/libexec/taskbench, each answering a flag it does not take with one usage line and
     status 2 (as a system answers one)."""
     from taskbench.launch.mpirun import HYDRA_AGENT
-    from taskbench.launch.plan import HELPER_DIR
+    from taskbench.launch.common import HELPER_DIR
     from taskbench.clusters.starter import STARTERS
     from taskbench.registry import Registry
     from taskbench.registry.locations import find_layout
@@ -108,7 +108,7 @@ def test_the_builds_bin_holds_its_systems_and_libexec_its_helpers():
 
 def test_loopback_runs_the_local_command_in_a_namespace_of_its_own(monkeypatch):
     monkeypatch.setattr("taskbench.launch.loopback.shutil.which", lambda name: f"/usr/bin/{name}")
-    p = plan(system(launcher="loopback", threads_flag="-worker"), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    p = command(system(launcher="loopback", threads_flag="-worker"), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
     assert p.argv == ["/usr/bin/unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
                       "/bin/x", "-steps", "4", "-worker", "2"]
 
@@ -137,7 +137,7 @@ def test_launcher_lookup_prefers_the_flavours_own_names(monkeypatch):
 def test_openmpi_mpirun(monkeypatch):
     monkeypatch.setattr("taskbench.launch.mpirun.running_as_root", lambda: True)
     s = system(launcher="mpirun", ranks=2, env={"OMP_PLACES": "cores"}, threads_flag="-worker")
-    p = plan(s, ["-steps", "4"], LaunchOptions(ranks=4, threads_per_rank=2))
+    p = command(s, ["-steps", "4"], LaunchOptions(ranks=4, threads_per_rank=2))
     assert p.argv[:6] == ["mpirun", "-np", "4", "--oversubscribe", "--map-by", "slot:PE=2"]
     assert "-x" in p.argv and "OMP_PLACES" in p.argv
     assert p.argv[-7:] == ["/bin/x", "-steps", "4", "-worker", "2", EXPECT_RANKS_FLAG, "4"]
@@ -147,7 +147,7 @@ def test_openmpi_mpirun(monkeypatch):
 
 def test_openmpi_without_root_sets_no_root_variables(monkeypatch):
     monkeypatch.setattr("taskbench.launch.mpirun.running_as_root", lambda: False)
-    p = plan(system(launcher="mpirun", ranks=3), [], LaunchOptions())
+    p = command(system(launcher="mpirun", ranks=3), [], LaunchOptions())
     assert "OMPI_ALLOW_RUN_AS_ROOT" not in p.set_env
     assert p.argv[:3] == ["mpirun", "-np", "3"] and p.argv[-2:] == [EXPECT_RANKS_FLAG, "3"]
 
@@ -155,7 +155,7 @@ def test_openmpi_without_root_sets_no_root_variables(monkeypatch):
 def test_mpich_mpiexec(monkeypatch):
     monkeypatch.setattr("taskbench.launch.mpirun.available_cores", lambda: 2)
     monkeypatch.setattr("taskbench.launch.mpirun.allowed_cpus", lambda: [0, 1])
-    p = plan(system(launcher="mpirun", mpi="mpich", env={"A": "1"}), [], LaunchOptions(ranks=2))
+    p = command(system(launcher="mpirun", mpi="mpich", env={"A": "1"}), [], LaunchOptions(ranks=2))
     assert p.argv[:5] == ["mpiexec", "-n", "2", "-bind-to", "user:0,1"]  # a rank per core, as the paper's
     assert p.argv[5:8] == ["-genv", "A", "1"]
     assert p.argv[8] == "-print-all-exitcodes"  # which rank died (launch/diagnosis.py)
@@ -176,14 +176,14 @@ def test_a_rank_per_core_is_bound_to_its_cpu_as_the_papers_runs(monkeypatch, mpi
     rank must be free to move)."""
     monkeypatch.setattr("taskbench.launch.mpirun.available_cores", lambda: len(CPUS))
     monkeypatch.setattr("taskbench.launch.mpirun.allowed_cpus", lambda: CPUS)
-    argv = plan(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=16)).argv
+    argv = command(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=16)).argv
     assert any(argv[k:k + len(bind)] == bind for k in range(len(argv)))
-    argv = plan(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=17)).argv
+    argv = command(system(launcher="mpirun", mpi=mpi), [], LaunchOptions(ranks=17)).argv
     assert not any(a.lstrip("-") == "bind-to" for a in argv)
 
 
 def test_mpich_binds_each_rank_to_as_many_cores_as_threads():
-    p = plan(system(launcher="mpirun", mpi="mpich"), [], LaunchOptions(ranks=2, threads_per_rank=3))
+    p = command(system(launcher="mpirun", mpi="mpich"), [], LaunchOptions(ranks=2, threads_per_rank=3))
     assert p.argv[:5] == ["mpiexec", "-n", "2", "-bind-to", "core:3"]
 
 
@@ -196,22 +196,22 @@ def srun_on_path(monkeypatch):
 def test_srun_missing_is_one_clear_error(monkeypatch):
     monkeypatch.setattr("taskbench.launch.srun.shutil.which", lambda name: None)
     with pytest.raises(UserError, match="srun not found on PATH"):
-        plan(system(launcher="srun", ranks=2), [], LaunchOptions())
+        command(system(launcher="srun", ranks=2), [], LaunchOptions())
 
 
 def test_launcher_option_runs_an_mpirun_system_under_srun(srun_on_path):
-    p = plan(system(launcher="mpirun", ranks=2), ["-steps", "4"], LaunchOptions(launcher="srun", ranks=4))
+    p = command(system(launcher="mpirun", ranks=2), ["-steps", "4"], LaunchOptions(launcher="srun", ranks=4))
     assert p.argv[:5] == ["srun", "--mpi=pmix", "-n", "4", "--kill-on-bad-exit=1"]
     assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "4"]
     # Outside an allocation, srun has no hosts to run another system's processes on.
     with pytest.raises(UserError, match="not an MPI system: it runs across a Slurm allocation's hosts"):
-        plan(system(), [], LaunchOptions(launcher="srun"))
+        command(system(), [], LaunchOptions(launcher="srun"))
     with pytest.raises(UserError, match="--launcher mpirun: only for MPI systems"):
-        plan(system(), [], LaunchOptions(launcher="mpirun"))
+        command(system(), [], LaunchOptions(launcher="mpirun"))
 
 
 def test_srun(srun_on_path):
-    p = plan(system(launcher="srun", ranks=8), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
+    p = command(system(launcher="srun", ranks=8), ["-steps", "4"], LaunchOptions(threads_per_rank=2))
     assert p.argv[:6] == ["srun", "--mpi=pmix", "-n", "8", "--kill-on-bad-exit=1", "--cpus-per-task"]
     assert p.argv[-2:] == [EXPECT_RANKS_FLAG, "8"]
 
@@ -222,19 +222,19 @@ def test_mpi_defaults_follow_the_machine(monkeypatch, cores):
     threads (the paper's MPI+OpenMP: a rank per node); --ranks or --threads-per-rank fix the other."""
     monkeypatch.setattr("taskbench.launch.mpi_common.available_cores", lambda: cores)
     ranks, threads = 1, cores
-    flat = plan(system(launcher="mpirun"), [], LaunchOptions())
+    flat = command(system(launcher="mpirun"), [], LaunchOptions())
     assert (flat.ranks, flat.threads_per_rank) == (cores, None)
     assert flat.argv[:3] == ["mpirun", "-np", str(cores)] and flat.argv[-1] == str(cores)
-    hybrid = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions())
+    hybrid = command(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions())
     assert (hybrid.ranks, hybrid.threads_per_rank) == (ranks, threads)
     assert hybrid.argv[-4:] == ["-worker", str(threads), EXPECT_RANKS_FLAG, str(ranks)]
-    given = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(ranks=cores))
+    given = command(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(ranks=cores))
     assert (given.ranks, given.threads_per_rank) == (cores, 1)
-    given = plan(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(threads_per_rank=cores))
+    given = command(system(launcher="mpirun", threads_flag="-worker"), [], LaunchOptions(threads_per_rank=cores))
     assert (given.ranks, given.threads_per_rank) == (1, cores)
-    fixed = plan(system(launcher="mpirun", threads_flag="-worker", threads_per_rank=1), [], LaunchOptions())
+    fixed = command(system(launcher="mpirun", threads_flag="-worker", threads_per_rank=1), [], LaunchOptions())
     assert (fixed.ranks, fixed.threads_per_rank) == (cores, 1)  # starpu_mpi: one worker per rank
-    driver = plan(system(launcher="mpirun", driver_rank=True), [], LaunchOptions())
+    driver = command(system(launcher="mpirun", driver_rank=True), [], LaunchOptions())
     assert driver.ranks == cores + 1  # mpi4py_futures: rank 0 submits, a worker rank per core
 
 
@@ -242,4 +242,4 @@ def test_a_rank_or_thread_count_below_one_is_refused():
     for options, flag in ((LaunchOptions(ranks=-1), "--ranks"), (LaunchOptions(threads_per_rank=-2),
                                                                   "--threads-per-rank")):
         with pytest.raises(UserError, match=f"{flag} must be at least 1"):
-            plan(system(launcher="mpirun", threads_flag="-worker"), [], options)
+            command(system(launcher="mpirun", threads_flag="-worker"), [], options)

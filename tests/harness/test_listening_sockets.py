@@ -22,7 +22,7 @@ import pytest
 from harness_helpers import REPO
 from listening_sockets import descendants, listeners
 from taskbench.process import leftovers
-from taskbench.launch import LaunchOptions, plan
+from taskbench.launch import LaunchOptions, command
 from taskbench.launch.loopback import can_isolate, wrap
 from taskbench.registry import Registry, System
 from taskbench.registry.locations import find_layout
@@ -107,11 +107,11 @@ def test_nothing_listens_beyond_loopback(engine, bin_dir, tmp_path):
 
 
 def test_mpirun_is_isolated_unless_its_entry_names_hosts(monkeypatch):
-    """The launch plan itself, where a namespace can be made: ranks of this host only, in
+    """The launch command itself, where a namespace can be made: ranks of this host only, in
     loopback's namespace; an entry that sends ranks to other hosts is left as it is."""
     monkeypatch.setattr("taskbench.launch.loopback.can_isolate", lambda: True)
     local = System(name="x", binary="x", folder=Path("."), binary_path=Path("/bin/x"), launcher="mpirun")
-    argv = plan(local, [], LaunchOptions(ranks=2)).argv
+    argv = command(local, [], LaunchOptions(ranks=2)).argv
     assert argv[:len(wrap([]))] == wrap([]) and "-expect-ranks" in argv
     remote = dataclasses.replace(local, extra={"mpirun_args": ["--hostfile", "hosts"]})
-    assert plan(remote, [], LaunchOptions(ranks=2)).argv[0] != wrap([])[0]
+    assert command(remote, [], LaunchOptions(ranks=2)).argv[0] != wrap([])[0]

@@ -24,7 +24,7 @@ from taskbench.measure.metg.estimate import estimate
 from taskbench.measure.metg.methods import CurvePoint, metg_of_curve
 from taskbench.measure.peak import PeakTable
 from taskbench.measure.sweep.params import SweepParams, best_of, run_key
-from taskbench.measure.sweep.plan import DISTURBED_RETRIES, Planner
+from taskbench.measure.sweep.adaptive import DISTURBED_RETRIES, AdaptivePlanner
 from taskbench.registry.external import add_externals
 from taskbench.store import Store
 from taskbench.store.records import make_record
@@ -69,7 +69,7 @@ def peaks():
 
 def drive(params, model):
     """Runs the planner to completion as campaign.run_sweep does; every try, in order."""
-    planner = Planner(params, peaks())
+    planner = AdaptivePlanner(params, peaks())
     runs = []
     while batch := planner.next_batch():
         while pending := [u for u in batch if planner.wants_another_try(u)]:

@@ -9,11 +9,11 @@ import pytest
 from harness_helpers import REPO
 
 from taskbench import studies
-from taskbench.commands.peak import peak_plan
+from taskbench.commands.peak import peak_points
 from taskbench.errors import UserError
 from taskbench.registry import Registry, read_entries, read_registry_file
 from taskbench.registry.locations import Layout
-from taskbench.registry.palette import PALETTE, color_index
+from taskbench.registry.facts import PALETTE, color_index
 
 
 def _file(tmp_path: Path, *entries: str) -> Path:
@@ -94,7 +94,7 @@ def test_peak_measures_with_the_registry_probes(tmp_path):
         '[[system]]\nname = "probe"\nbinary = "one"\ncores = 1\npeak_probe = "one_core"\n'
         '[[system]]\nname = "wide"\nbinary = "many"\ncolor = 0\n')
     registry = Registry(Layout(bin_dir, systems, {}, None, None, "build-dir"))
-    assert [(s.name, c) for s, c in peak_plan(registry, None, [1, 4])] == [("probe", 1), ("wide", 4)]
+    assert [(s.name, c) for s, c in peak_points(registry, None, [1, 4])] == [("probe", 1), ("wide", 4)]
 
 
 def test_every_paper_system_is_a_system_the_paper_published():

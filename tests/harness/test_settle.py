@@ -11,7 +11,7 @@ from test_sweep_plan import PEAK, WORK_PER_ITER
 from taskbench.measure.sweep import settle
 from taskbench.measure.peak import PeakTable
 from taskbench.measure.sweep.params import SweepParams
-from taskbench.measure.sweep.plan import Planner
+from taskbench.measure.sweep.adaptive import AdaptivePlanner
 
 OVERHEAD = {"a": 2e-6, "b": 5e-6}
 
@@ -27,7 +27,8 @@ def noisy_run(system, iterations, rep, attempt, sigma=0.08):
 
 def drive(params, model=noisy_run):
     """The planner to its end: every batch's units, and the planner."""
-    planner = Planner(params, PeakTable("compute_bound", [{"status": "ok", "cores": 1, "flops_per_second": PEAK}]))
+    peaks = PeakTable("compute_bound", [{"status": "ok", "cores": 1, "flops_per_second": PEAK}])
+    planner = AdaptivePlanner(params, peaks)
     batches = []
     while batch := planner.next_batch():
         batches.append(list(batch))

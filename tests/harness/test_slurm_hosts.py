@@ -10,7 +10,7 @@ import pytest
 
 from taskbench.errors import UserError
 from taskbench.hosts import slurm
-from taskbench.hosts.option import cluster_from
+from taskbench.commands.options import cluster_from
 
 SCONTROL = """#!/bin/sh
 case "$1 $2" in

@@ -26,7 +26,7 @@ SYSTEMS = ("mpi_p2p", "mpi_cuda", "mpi_cuda_w4", "cuda_graph", "cuda")
 
 def _plan(monkeypatch, quick, reps, systems=SYSTEMS, cores=16):
     monkeypatch.setattr(provenance, "available_cores", lambda: cores)
-    return execute.plan(gpu_offload.STUDY, REGISTRY, None, list(systems), quick, reps, 60.0, 0, "G")
+    return execute.campaign_params(gpu_offload.STUDY, REGISTRY, None, list(systems), quick, reps, 60.0, 0, "G")
 
 
 def _flags(steps, width, iterations):

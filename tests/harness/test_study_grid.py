@@ -8,7 +8,7 @@ from taskbench.errors import UserError
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 from taskbench.studies import discovery, execute, imbalance
-from taskbench.studies.preset import PlannedRun
+from taskbench.studies.preset import GridRun
 
 
 def _members(study) -> list[str]:
@@ -75,25 +75,25 @@ def test_discovery_grids_ask_for_the_breakdown():
 
 
 def test_planned_run_round_trips_through_json_params():
-    run = PlannedRun("native", {"pattern": "nearest", "imbalance": 0.5}, 1, ("-steps", "3"), True)
-    assert PlannedRun.from_dict(run.to_dict()) == run
+    run = GridRun("native", {"pattern": "nearest", "imbalance": 0.5}, 1, ("-steps", "3"), True)
+    assert GridRun.from_dict(run.to_dict()) == run
 
 
 def test_plan_keeps_unavailable_systems_with_their_reason_and_drops_breakdown_it_cannot_have():
     registry = FakeRegistry(FakeSystem("native", breakdown={"args": ["-breakdown"], "env": {}, "requires": []}),
                          FakeSystem("openmp_task"), FakeSystem("gone", False, "binary missing"))
-    params = execute.plan(discovery.STUDY, registry, None, ["native", "openmp_task", "gone"], True, 1, 60, 2)
+    params = execute.campaign_params(discovery.STUDY, registry, None, ["native", "openmp_task", "gone"], True, 1, 60, 2)
     assert params["unavailable"] == {"gone": "binary missing"}
     assert params["no_breakdown"] == {"openmp_task": "openmp_task reports no work / overhead / idle breakdown "
                                      "(taskbench has no tool for its runtime): its runs show their times only"}
-    grid = [PlannedRun.from_dict(d) for d in params["grid"]]
+    grid = [GridRun.from_dict(d) for d in params["grid"]]
     assert {r.system for r in grid} == {"native", "openmp_task"}
     assert all(r.breakdown == (r.system == "native") for r in grid)
     assert params["systems"] == ["native", "openmp_task", "gone"]
     with pytest.raises(UserError, match="unknown system 'typo'"):
-        execute.plan(discovery.STUDY, registry, None, ["typo"], True, 1, 60, 2)
+        execute.campaign_params(discovery.STUDY, registry, None, ["typo"], True, 1, 60, 2)
     with pytest.raises(UserError, match="none of gone is available"):
-        execute.plan(discovery.STUDY, registry, None, ["gone"], True, 1, 60, 2)
+        execute.campaign_params(discovery.STUDY, registry, None, ["gone"], True, 1, 60, 2)
 
 
 def test_order_interleaves_each_repetition_reproducibly():

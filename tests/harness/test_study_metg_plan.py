@@ -14,7 +14,7 @@ REGISTRY = FakeRegistry(FakeSystem("serial"), FakeSystem("native"), FakeSystem("
 
 
 def _sweeps(study, systems, quick, reps=1, cores=2):
-    params = metg_execute.plan(study, REGISTRY, systems, quick, reps, 60.0, cores, "P")
+    params = metg_execute.campaign_params(study, REGISTRY, systems, quick, reps, 60.0, cores, "P")
     return params, [(s["campaign"], s["value"], SweepParams.from_dict(s["params"])) for s in params["sweeps"]]
 
 

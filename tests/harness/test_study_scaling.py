@@ -19,7 +19,7 @@ REGISTRY = FakeRegistry(FakeSystem("native"), FakeSystem("openmp_for"), FakeSyst
 
 def _plan(monkeypatch, cores, quick, reps, systems=("native", "openmp_for", "gone")):
     monkeypatch.setattr(provenance, "available_cores", lambda: cores)
-    return execute.plan(scaling.STUDY, REGISTRY, None, list(systems), quick, reps, 60.0, 0, "P")
+    return execute.campaign_params(scaling.STUDY, REGISTRY, None, list(systems), quick, reps, 60.0, 0, "P")
 
 
 def test_grid_has_the_exact_runs_per_core_count_and_width(monkeypatch):

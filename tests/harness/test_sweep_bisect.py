@@ -15,7 +15,7 @@ from test_sweep_plan import PEAK, WORK_PER_ITER, params, synthetic_run  # noqa: 
 from taskbench.measure.metg.estimate import estimate  # noqa: E402
 from taskbench.measure.peak import PeakTable  # noqa: E402
 from taskbench.measure.sweep.bisect import Bisection, crossing_iter, expected_runs, fine_grid  # noqa: E402
-from taskbench.measure.sweep.plan import Planner  # noqa: E402
+from taskbench.measure.sweep.adaptive import AdaptivePlanner  # noqa: E402
 
 
 def drive(plan, p, overhead=2e-6, fail_at=None, peak_flops=PEAK):
@@ -49,13 +49,13 @@ def test_the_grid_is_the_sizes_the_adaptive_plan_ends_on():
     # one that rounds onto 1 in the last step (4, 3, 2, 1)
     assert len(grid) == 8 * 4 + 1 - 1
     for overhead in (1e-7, 2e-6, 3e-6, 1e-5):
-        order, _ = drive(Planner, params(), overhead)
+        order, _ = drive(AdaptivePlanner, params(), overhead)
         assert set(order) <= set(grid), sorted(set(order) - set(grid))
 
 
 @pytest.mark.parametrize("overhead", [1e-7, 2e-6, 3e-6, 1e-5, 7.7e-5])
 def test_it_reads_the_adaptive_plans_metg_from_fewer_runs(overhead):
-    adaptive_runs, adaptive = drive(Planner, params(), overhead)
+    adaptive_runs, adaptive = drive(AdaptivePlanner, params(), overhead)
     runs, bisection = drive(Bisection, params(), overhead)
     assert metg(bisection).seconds == metg(adaptive).seconds  # the same two sizes, to the last bit
     assert metg(bisection).deciding == metg(adaptive).deciding
@@ -78,7 +78,7 @@ def test_it_stops_with_two_grid_neighbours_around_the_threshold():
 def test_a_seed_at_the_crossing_brackets_it_in_two_runs_after_the_peak():
     runs, bisection = drive(Bisection, params(seeds={"a": 400.0}), 2e-6)
     assert runs == [1 << 16, 512, 362]
-    assert metg(bisection).seconds == metg(drive(Planner, params(), 2e-6)[1]).seconds
+    assert metg(bisection).seconds == metg(drive(AdaptivePlanner, params(), 2e-6)[1]).seconds
     assert expected_runs(params(seeds={"a": 400.0})) == 3
 
 
@@ -88,7 +88,7 @@ def test_a_seed_where_the_crossing_was_finds_where_it_moved(moved):
     gallop from the seed still ends between the adaptive plan's two sizes."""
     overhead = 2e-6 * moved
     runs, bisection = drive(Bisection, params(seeds={"a": 400.0}), overhead)
-    assert metg(bisection).seconds == metg(drive(Planner, params(), overhead)[1]).seconds
+    assert metg(bisection).seconds == metg(drive(AdaptivePlanner, params(), overhead)[1]).seconds
     assert runs[1] == 512  # the seed's size first, after the peak
     steps = abs(math.log(moved) / math.log(math.sqrt(2)))
     assert len(runs) <= 3 + 2 * math.ceil(math.log2(steps + 1)), runs

@@ -5,7 +5,7 @@ import math
 
 from taskbench.measure.peak import PeakTable
 from taskbench.measure.sweep.params import SweepParams
-from taskbench.measure.sweep.plan import Planner
+from taskbench.measure.sweep.adaptive import AdaptivePlanner
 
 OVERHEAD = 2e-6  # seconds of runtime overhead per task in the synthetic model
 WORK_PER_ITER = 5e-9  # seconds of kernel per -iter per task
@@ -21,8 +21,8 @@ def synthetic_run(system, iterations, rep, overhead=OVERHEAD, noise=0.0):
 
 def drive(params, model=synthetic_run, stored=None):
     """Runs the planner to completion; returns the ordered list of planned (system, iter, rep)."""
-    planner = Planner(params, PeakTable("compute_bound", stored or
-                                        [{"status": "ok", "cores": 1, "flops_per_second": PEAK}]))
+    planner = AdaptivePlanner(params, PeakTable("compute_bound", stored or
+                                                [{"status": "ok", "cores": 1, "flops_per_second": PEAK}]))
     order = []
     while batch := planner.next_batch():
         while pending := [u for u in batch if planner.wants_another_try(u)]:

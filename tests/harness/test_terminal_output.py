@@ -19,7 +19,7 @@ from rich.console import Console as RichConsole
 
 from harness_helpers import REPO
 from taskbench.commands import compare, run
-from taskbench.console import Console, Fit, cut_to, plan
+from taskbench.console import Console, Fit, cut_to, table_layout
 from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.registry import Registry
 from taskbench.registry.install_hint import install_hint
@@ -172,7 +172,7 @@ def test_cut_and_plan_basics():
     assert cut_to("not built: legate is not installed", 16) == "not built…"
     assert cut_to("short", 16) == "short"
     assert cut_to("averyveryverylongword", 8) == "averyve…"
-    layout = plan(["a", "b", "notes"], [["x", "y" * 10, "note one"]], Fit(optional=("b",)), 12)
+    layout = table_layout(["a", "b", "notes"], [["x", "y" * 10, "note one"]], Fit(optional=("b",)), 12)
     assert layout.headers == ["a", "notes"] and layout.hidden == ["b"] and layout.notes == [("[1]", "note one")]
 
 

@@ -88,7 +88,7 @@ def test_every_elf_file_of_an_install_searches_only_absolute_or_origin_paths(tmp
     assert (prefix / "bin" / "serial").exists()
     assert len(elf_files(prefix)) > 10
     assert unsafe_files(prefix) == {}
-    # The harness's helpers keep their place relative to bin/ (launch/plan.py's helper_path):
+    # The harness's helpers keep their place relative to bin/ (launch/common.py's helper_path):
     # libexec/taskbench, as in the build, and none of them among the systems.
     built = sorted(p.name for p in (BUILD / "libexec" / "taskbench").glob("*"))
     assert sorted(p.name for p in (prefix / "libexec" / "taskbench").glob("*")) == built

@@ -117,7 +117,7 @@ def test_a_fresh_clone_installs_with_pip_and_finds_its_build(tmp_path, capsys):
         # The wheel's executables and extension search no relative library path (test_library_paths).
         (package,) = venv.glob("lib/python*/site-packages/taskbench")
         assert len(elf_files(package)) > 10 and unsafe_files(package) == {}
-        # The harness's helpers beside bin/, not in it (launch/plan.py's helper_path).
+        # The harness's helpers beside bin/, not in it (launch/common.py's helper_path).
         helpers = sorted(p.name for p in (package / "libexec" / "taskbench").glob("*"))
         assert "host_agent" in helpers and [h for h in helpers if (package / "bin" / h).exists()] == [], helpers
         step("pip install -e . (same build folder)", [*pip, "-e", "."], clone, timeout=1800)

@@ -128,11 +128,11 @@ def test_the_imbalance_cost_is_the_papers_efficiency_lost_at_the_largest_size():
 def test_the_imbalance_figure_draws_the_papers_series_in_the_nearest_panel_only():
     from types import SimpleNamespace
 
-    from taskbench.studies import figures
+    from taskbench.plots import study_figures
     points = [{"pattern": p, "imbalance": x} for p in ("stencil_1d", "nearest") for x in (0.0, 2.0)]
     result = SimpleNamespace(name="r", systems=["native"], points=lambda: points,
                              best=lambda system, point: {"elapsed_seconds": 1.0 + point["imbalance"], "flops": 1.0})
-    fig = figures.imbalance(result, ("stencil_1d", "nearest"), lambda run, balanced: run["elapsed_seconds"],
+    fig = study_figures.imbalance_cost(result, ("stencil_1d", "nearest"), lambda run, balanced: run["elapsed_seconds"],
                             str, {"nearest": published.imbalance_cost((0.0, 2.0))})
     labels = [[line.get_label() for line in ax.get_lines()] for ax in fig.axes]
     assert "native" in labels[0] and "native" in labels[1]
@@ -147,9 +147,9 @@ def test_a_study_figure_draws_the_paper_rows_its_systems_run():
     study of mpi_bulk draws the paper's bulk-synchronous MPI, never its nonblocking MPI."""
     from types import SimpleNamespace
 
-    from taskbench.studies import figures
+    from taskbench.studies.preset import paper_systems
     from taskbench.studies.taskbench_paper import SYSTEMS
-    assert figures.paper_systems(SimpleNamespace(systems=["mpi_bulk", "native"])) == ("mpi_bulk_synchronous",)
-    assert figures.paper_systems(SimpleNamespace(systems=["native"])) == published.CONTEXT_SYSTEMS
-    series = dict(SYSTEMS.published(figures.paper_systems(SimpleNamespace(systems=["mpi_bulk", "mpi_p2p"]))))
+    assert paper_systems(SimpleNamespace(systems=["mpi_bulk", "native"])) == ("mpi_bulk_synchronous",)
+    assert paper_systems(SimpleNamespace(systems=["native"])) == published.CONTEXT_SYSTEMS
+    series = dict(SYSTEMS.published(paper_systems(SimpleNamespace(systems=["mpi_bulk", "mpi_p2p"]))))
     assert series == {"MPI bulk sync": [("stencil_1d", 8.961e-06)], "MPI": [("stencil_1d", 4.583e-06)]}

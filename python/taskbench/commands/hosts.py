@@ -5,9 +5,9 @@ and which systems can run across the hosts. One line per host, one line per prob
 from __future__ import annotations
 
 from taskbench import units
+from taskbench.commands.options import cluster_from
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, UserError
 from taskbench.hosts.facts import probe
-from taskbench.hosts.option import cluster_from
 from taskbench.launch.launchers import ACROSS_HOSTS
 
 

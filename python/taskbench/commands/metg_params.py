@@ -7,9 +7,9 @@ from __future__ import annotations
 import shlex
 
 from taskbench import provenance
+from taskbench.commands.options import cluster_from
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_USAGE, UserError
 from taskbench.hosts.facts import described
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.kernels import kernel_info
 from taskbench.measure.sweep.bisect import PLAN as BISECT
 from taskbench.measure.sweep.params import SweepParams
@@ -30,8 +30,11 @@ OUTPUT_FLAGS = {"-json": "every run's report is stored (`taskbench export --json
 PLANS = ("adaptive", BISECT)  # SweepParams.plan
 
 
-def _systems(args, ctx, externals: dict, names: list[str] | None) -> list[str]:
+def _systems(args, ctx, names: list[str] | None) -> tuple[list[str], dict]:
+    """The systems to sweep, the --external commands among them (added to the registry first), and
+    those commands."""
     registry = ctx.registry
+    externals = externals_from_specs(args.external)
     add_externals(registry, externals)
     named = [*(args.systems if names is None else names), *externals]
     if args.default:
@@ -43,12 +46,12 @@ def _systems(args, ctx, externals: dict, names: list[str] | None) -> list[str]:
                 ctx.console.warn(f"default system {s.name} skipped: {s.reason}")
         if not chosen:
             raise UserError("no default system is available (see `taskbench systems`)", EXIT_ENVIRONMENT)
-        return chosen + [n for n in named if n not in chosen]
+        return chosen + [n for n in named if n not in chosen], externals
     if not named:
         raise UserError("name at least one system (or --default, or --external); `taskbench systems` lists them")
     for name in named:
         registry.require_available(name)
-    return list(dict.fromkeys(named))
+    return list(dict.fromkeys(named)), externals
 
 
 def sweep_params(args, ctx, deterministic: bool = False, names: list[str] | None = None) -> SweepParams:
@@ -66,7 +69,7 @@ def sweep_params(args, ctx, deterministic: bool = False, names: list[str] | None
                             "what the options say)")
         if flag in OUTPUT_FLAGS:  # the harness's own -json comes after it; a -trace every run would overwrite
             raise UserError(f"--flags: {flag} is not for a sweep: {OUTPUT_FLAGS[flag]}")
-    externals = externals_from_specs(args.external)
+    systems, externals = _systems(args, ctx, names)
     cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
     cores = cluster.cores if cluster is not None else provenance.available_cores()
     plan = args.plan or (BISECT if deterministic else "adaptive")
@@ -74,7 +77,7 @@ def sweep_params(args, ctx, deterministic: bool = False, names: list[str] | None
         raise UserError("--plan bisect: only for deterministic runs (--simulate): a measured run's noise would "
                         "send a bisection the wrong way at the first disturbed run", EXIT_USAGE)
     return SweepParams(
-        systems=_systems(args, ctx, externals, names), externals=externals, pattern=args.pattern,
+        systems=systems, externals=externals, pattern=args.pattern,
         kernel=args.kernel, steps=args.steps, width=args.width or cores, radix=args.radix,
         threshold=args.threshold / 100,
         reps=args.reps or (1 if deterministic else 3), tries=args.tries or (1 if deterministic else 3),

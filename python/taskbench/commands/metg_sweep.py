@@ -48,12 +48,12 @@ def _open(ctx, params: SweepParams | None, name: str | None, resume: str | None)
     """The campaign to sweep, its parameters, and whether it is complete already (a resumed one
     that has nothing left to run, replayed from the store)."""
     store = ctx.store
-
-    def new() -> tuple[str, dict]:
+    if resume is not None:
+        opened = campaign.resumed(store, campaign.resume_target(store, "metg", resume))
+    else:
         _preflight(ctx, params)
-        return name or campaign.new_name(store, "metg", params.pattern, params.kernel), params.to_dict()
-
-    opened = campaign.open(store, "metg", resume=resume, new=new, git_revision=ctx.git_revision)
+        name = name or campaign.new_name(store, "metg", params.pattern, params.kernel)
+        opened = campaign.created(store, "metg", name, params.to_dict(), ctx.git_revision)
     if opened.stored is None:  # created from `params`, which the store holds as they are
         ctx.console.note(f"campaign {opened.name}: {', '.join(params.systems)}; {params.pattern}, "
                          f"{params.kernel}, {units.count(params.steps, 'step')} x {params.width} wide, "
@@ -91,7 +91,7 @@ def _show(ctx, analysis) -> None:
 
 
 def show_published(ctx, params: SweepParams, nodes: list[int] | None) -> None:
-    """The paper's figures for the campaign's graph, in a table of their own (published.py)."""
+    """The paper's figures for the campaign's graph, in a table of their own (reference/published.py)."""
     found = published.metg_table(params.pattern, params.graphs, params.kernel, nodes or [1], ctx.console.quiet,
                                  published.ports((s.name, s.paper_system) for s in ctx.registry))
     if isinstance(found, str):

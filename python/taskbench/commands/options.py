@@ -1,12 +1,17 @@
 """What several commands' options share: the kinds of number they take, as argparse types (a
 count or a time of zero or less, `--timeout -1`, is refused while parsing, in the command's one
-usage line, before anything is opened or run), and the options that say how a run is launched."""
+usage line, before anything is opened or run), and the options that say how a run is launched
+and where it goes."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
+from taskbench.hosts import slurm
+from taskbench.hosts.description import HOSTS_VARIABLE, Cluster, read_cluster
 from taskbench.measure.kernels import KERNELS, UNCOUNTED
 
 # The core's dependence patterns (docs/spec.md §1), for the options' help; the
@@ -85,6 +90,19 @@ def add_launch_options(p, timeout: float, hosts_default: str = "") -> None:
     p.add_argument("--hosts", metavar="FILE",
                    help="run across the hosts of this cluster description, or `slurm`: the allocation's nodes "
                         f"(docs/clusters.md; default: $TASKBENCH_HOSTS, else this machine alone){hosts_default}")
+
+
+def cluster_from(option: str | None, allocation_by_default: bool = False) -> Cluster | None:
+    """--hosts FILE, else TASKBENCH_HOSTS, else None: this machine alone. `--hosts slurm`: the
+    Slurm allocation the harness runs in, also the default where `allocation_by_default`
+    (taskbench hosts, --launcher srun) and the harness runs in one. The choice is the option's:
+    the description knows nothing of Slurm, and Slurm's module only writes a description."""
+    if not option and allocation_by_default and slurm.in_allocation():
+        option = slurm.KEYWORD  # the allocation, over a login node's TASKBENCH_HOSTS
+    value = option or os.environ.get(HOSTS_VARIABLE)
+    if value == slurm.KEYWORD:
+        return slurm.allocation_cluster()
+    return read_cluster(Path(value)) if value else None
 
 
 def add_simulate_options(p, node_counts: str | None = None) -> None:

@@ -17,10 +17,9 @@ from __future__ import annotations
 import statistics
 
 from taskbench import provenance, units
-from taskbench.commands.options import counted_kernel, positive_float, positive_int
+from taskbench.commands.options import cluster_from, counted_kernel, positive_float, positive_int
 from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
@@ -70,7 +69,7 @@ def core_counts(text: str | None) -> list[int]:
     return counts
 
 
-def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[object, int]]:
+def peak_points(registry, names: str | None, counts: list[int]) -> list[tuple[object, int]]:
     """(system, cores) pairs: every count on the systems that can run it."""
     if names:
         systems = [registry.require_available(n.strip()) for n in names.split(",") if n.strip()]
@@ -78,25 +77,25 @@ def peak_plan(registry, names: str | None, counts: list[int]) -> list[tuple[obje
         if on_gpu:
             raise UserError(f"--systems {names}: {', '.join(on_gpu)} run on the GPU, whose peak is "
                             "`taskbench peak --gpu --widths ...`")
-        plan = [(s, c) for c in counts for s in systems if s.cores in ("all", c)]
-        if not plan:
+        points = [(s, c) for c in counts for s in systems if s.cores in ("all", c)]
+        if not points:
             raise UserError(f"--systems {names} runs none of --cores {','.join(map(str, counts))} "
                             "(a system with a fixed core count runs only that)")
-        return plan
+        return points
     one_core = registry.peak_probe("one_core")
     all_cores = sorted((s for s in registry
                         if s.available and s.cores == "all" and s.launcher in ("local", "parsl_pools")),
                        key=lambda s: (not s.default, s.name))
-    plan = []
+    points = []
     for c in counts:
         if c == 1 and one_core is not None and one_core.available:
-            plan.append((one_core, 1))
+            points.append((one_core, 1))
         elif all_cores:
-            plan.append((all_cores[0], c))
+            points.append((all_cores[0], c))
         else:
             raise UserError(f"no system available to measure the peak with {units.count(c, 'core')} "
                             "(see `taskbench systems`)", EXIT_ENVIRONMENT)
-    return plan
+    return points
 
 
 def widths(text: str) -> list[int]:
@@ -109,7 +108,7 @@ def widths(text: str) -> list[int]:
     return counts
 
 
-def gpu_peak_plan(registry, args) -> list[tuple[object, int]]:
+def gpu_peak_points(registry, args) -> list[tuple[object, int]]:
     """(the GPU probe, W) for each width: a clear error, before anything is stored, where no GPU
     can be used."""
     probe = registry.peak_probe("gpu")
@@ -127,7 +126,7 @@ def gpu_peak_plan(registry, args) -> list[tuple[object, int]]:
     return [(registry.require_available(probe.name), w) for w in counts]
 
 
-def hosts_peak_plan(registry, args, cluster) -> list[tuple[object, int]]:
+def hosts_peak_points(registry, args, cluster) -> list[tuple[object, int]]:
     """(the across-hosts probe, every core of the hosts): METG sweeps across these hosts are
     measured against it, never against this machine's peak."""
     for flag, value in (("--cores", args.cores), ("--systems", args.systems), ("--gpu", args.gpu)):
@@ -152,30 +151,30 @@ def main(args, ctx) -> int:
     cluster = cluster_from(args.hosts)
     steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     if cluster is not None:
-        plan = hosts_peak_plan(ctx.registry, args, cluster)
+        points = hosts_peak_points(ctx.registry, args, cluster)
     elif args.gpu:
-        plan = gpu_peak_plan(ctx.registry, args)
+        points = gpu_peak_points(ctx.registry, args)
         steps, factor = GPU_STEPS, GPU_ITER_FACTOR
     elif args.widths:
         raise UserError("--widths is for --gpu (a CPU peak's counts are --cores)", EXIT_USAGE)
     else:
-        plan = peak_plan(ctx.registry, args.systems, core_counts(args.cores))
+        points = peak_points(ctx.registry, args.systems, core_counts(args.cores))
     steps = args.steps if args.steps is not None else steps
     iterations = args.iter or kernel_info(args.kernel).start_iter * factor
     store = ctx.store
     name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
     store.claim(name)  # while it runs: `campaigns` tells a running campaign from an interrupted one
-    campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in plan}),
-                                          "cores": [c for _, c in plan], "iter": iterations, "steps": steps,
+    campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in points}),
+                                          "cores": [c for _, c in points], "iter": iterations, "steps": steps,
                                           "reps": args.reps,
                                           **({"hosts": campaign.hosts_params(cluster)} if cluster else {})},
                     ctx.git_revision)
     stats = campaign.ExecutionStats()
-    results = {(s.name, c): [] for s, c in plan}
+    results = {(s.name, c): [] for s, c in points}
     with ctx.console.progress(f"peak {args.kernel}") as bar:
-        bar.add(args.reps * len(plan))
+        bar.add(args.reps * len(points))
         for rep in range(args.reps):
-            for system, cores in plan:  # interleaved, like the sweeps
+            for system, cores in points:  # interleaved, like the sweeps
                 flags = peak_flags(args.kernel, cores, steps, iterations)
                 threads = cores if system.cores == "all" and system.threads_flag else None
                 options = LaunchOptions(cluster=cluster) if cluster else LaunchOptions(threads_per_rank=threads)

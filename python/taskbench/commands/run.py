@@ -14,10 +14,9 @@ from pathlib import Path
 from taskbench import launch, units
 from taskbench.launch.smpirun import simulated_systems
 from taskbench.hosts.simulated import Simulation, find
-from taskbench.commands.options import add_launch_options, add_simulate_options, simulated_nodes
+from taskbench.commands.options import add_launch_options, add_simulate_options, cluster_from, simulated_nodes
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, UserError
 from taskbench.launch import LaunchOptions
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.sweep import campaign
 from taskbench.measure.kernels import KERNELS, throughput, unit
 from taskbench.measure.peak import load_peaks
@@ -174,9 +173,9 @@ def _launch_options(args) -> LaunchOptions:
 
 def system_help(system, args) -> int:
     """The system's own help, as it prints it: a question, not a measurement, so nothing is stored."""
-    plan = launch.plan(system, list(args.system_flags), _launch_options(args))
+    command = launch.command(system, list(args.system_flags), _launch_options(args))
     sys.stdout.flush()
-    return subprocess.run(plan.argv, env=plan.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
+    return subprocess.run(command.argv, env=command.env, stdin=subprocess.DEVNULL, timeout=args.timeout).returncode
 
 
 def show(ctx, run: dict, name: str) -> None:

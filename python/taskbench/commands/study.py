@@ -10,9 +10,9 @@ from __future__ import annotations
 from taskbench import provenance, report, studies, units
 from taskbench.commands.metg_sweep import warn_if_noisy
 from taskbench.console import Fit
-from taskbench.commands.options import add_simulate_options, count, positive_float, positive_int, simulated_nodes
+from taskbench.commands.options import (add_simulate_options, cluster_from, count, positive_float, positive_int,
+                                        simulated_nodes)
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.hosts.option import cluster_from
 from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import background_load
 from taskbench.hosts.simulated import find as find_platform
@@ -91,40 +91,52 @@ def _stored(store, target: dict) -> int:
 
 
 def _campaign(args, ctx, study) -> str:
+    """The campaign the study executes: resumed, an unfinished one of the same request continued,
+    or created; claimed before anything runs."""
     store = ctx.store
-
-    def accept(target: dict) -> None:
-        if target["params"].get("study") != study.name:
-            raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
-                            f"not {study.name}", EXIT_USAGE)
-
-    def new() -> tuple[str, dict]:
-        systems, reps, retries = _request(args, study, ctx)
-        name = args.campaign or campaign.new_name(store, "study", study.name)
-        cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
-        if args.launcher and cluster is None:
-            raise UserError(f"--launcher {args.launcher}: a study picks the launcher only across hosts (--hosts; "
-                            "srun inside a Slurm allocation)", EXIT_USAGE)
-        if args.simulate:
-            return name, _simulated_plan(args, ctx, study, name)
-        if study.kind == "metg":
-            if cluster is not None:
-                raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
-                                "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
-            return name, metg_execute.plan(study, ctx.registry, systems, args.quick, reps, args.timeout,
-                                           provenance.available_cores(), name)
-        return name, execute.plan(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
-                                  args.timeout, retries, name, cluster, args.launcher)
-
-    opened = campaign.open(store, execute.KIND, resume=args.resume, new=new, git_revision=ctx.git_revision,
-                           latest=lambda: execute.latest_unfinished(store, study.name), accept=accept,
-                           unfinished=None if args.campaign else lambda params: execute.unfinished_like(store, params))
+    if args.resume is not None:
+        opened = campaign.resumed(store, _resume_target(store, study, args.resume))
+    else:
+        name, params = _new_campaign(args, ctx, study)
+        opened = campaign.created(store, execute.KIND, name, params, ctx.git_revision,
+                                  None if args.campaign else execute.unfinished_like(store, params))
     if opened.stored is not None:
         done = "continuing the unfinished" if opened.continued else "resuming"
         ctx.console.note(f"{done} {opened.name}: {units.count(_stored(store, opened.stored), 'run')} already stored")
     else:
         _announce(ctx, study, opened.name, opened.params, args.quick)
     return opened.name
+
+
+def _resume_target(store, study, resume: str) -> dict:
+    """The campaign `--resume [NAME]` continues: the named one, which must be of this study, or the
+    latest unfinished one of this study."""
+    target = campaign.resume_target(store, execute.KIND, resume) if resume else \
+        execute.latest_unfinished(store, study.name)
+    if target["params"].get("study") != study.name:
+        raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
+                        f"not {study.name}", EXIT_USAGE)
+    return target
+
+
+def _new_campaign(args, ctx, study) -> tuple[str, dict]:
+    """The name and params of a new campaign of the study, as the command asks for it."""
+    systems, reps, retries = _request(args, study, ctx)
+    name = args.campaign or campaign.new_name(ctx.store, "study", study.name)
+    cluster = cluster_from(args.hosts, allocation_by_default=args.launcher == "srun")
+    if args.launcher and cluster is None:
+        raise UserError(f"--launcher {args.launcher}: a study picks the launcher only across hosts (--hosts; "
+                        "srun inside a Slurm allocation)", EXIT_USAGE)
+    if args.simulate:
+        return name, _simulated_params(args, ctx, study, name)
+    if study.kind == "metg":
+        if cluster is not None:
+            raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
+                            "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
+        return name, metg_execute.campaign_params(study, ctx.registry, systems, args.quick, reps, args.timeout,
+                                                  provenance.available_cores(), name)
+    return name, execute.campaign_params(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
+                                         args.timeout, retries, name, cluster, args.launcher)
 
 
 def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
@@ -143,7 +155,7 @@ def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
                      f"stored in {ctx.store.path}")
 
 
-def _simulated_plan(args, ctx, study, name: str) -> dict:
+def _simulated_params(args, ctx, study, name: str) -> dict:
     """A METG study on a simulated platform (studies/simulated_study.py): its sweeps per node count."""
     if study.kind != "metg":
         raise UserError(f"--simulate: study {study.name} is not a METG study (a simulated platform sweeps METG)",
@@ -159,8 +171,9 @@ def _simulated_plan(args, ctx, study, name: str) -> dict:
         raise UserError(f"--simulate: none of study {study.name}'s systems has a simulated build (these have: {have}; "
                         "name them with --systems)", EXIT_USAGE)
     values = [v.strip() for v in args.values.split(",") if v.strip()] if args.values else None
-    return simulated_study.plan(study, ctx.registry, systems, args.quick, args.timeout, find_platform(args.simulate),
-                                args.nodes or [1], args.steps or simulated_study.DEFAULT_STEPS, name, values)
+    return simulated_study.campaign_params(study, ctx.registry, systems, args.quick, args.timeout,
+                                           find_platform(args.simulate), args.nodes or [1],
+                                           args.steps or simulated_study.DEFAULT_STEPS, name, values)
 
 
 def main(args, ctx) -> int:

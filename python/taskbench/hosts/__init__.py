@@ -2,10 +2,10 @@
 
 description.py is the cluster description (a hosts file: `Cluster` of `Host`s, docs/clusters.md),
 slurm.py the one made from the Slurm allocation the harness runs in (and its nodes' watch and
-time limit), option.py the choice the --hosts option makes between them, facts.py what each host
-says of itself (its cores, CPU, build), agent.py the remote-shell agent that starts a command on
-a host through its start method, simulated.py the SimGrid platforms (`Simulation`; their files in
-platforms/) that the smpirun launcher runs SMPI builds on.
+time limit), facts.py what each host says of itself (its cores, CPU, build), agent.py the
+remote-shell agent that starts a command on a host through its start method, simulated.py the
+SimGrid platforms (`Simulation`; their files in platforms/) that the smpirun launcher runs SMPI
+builds on. Which description a run spans is the --hosts option's choice (commands/options.py).
 
 Imported by the launchers, the clusters' starters and the systems' own processes (charm4py): it
 imports nothing of taskbench but the base modules.

@@ -13,7 +13,7 @@ The build must be at the same path on every host (a shared file system, as on ev
 `taskbench hosts` checks that, and every host, before a run relies on it.
 
 This module only describes a cluster (reads, checks and writes descriptions): which one a run
-spans is option.py's choice, and slurm.py makes one from a Slurm allocation."""
+spans is the --hosts option's choice (commands/options.py), and slurm.py makes one from a Slurm allocation."""
 
 from __future__ import annotations
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
 from taskbench.hosts.description import HOSTS_VARIABLE
-from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, program
+from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, merged_env, program
 
 ACROSS_HOSTS = True
 
 why_not_here = loopback.why_not_here
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     cluster = options.cluster
     if cluster is None:
         return loopback.command(system, flags, options)
@@ -27,4 +27,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     # -nodes: the core's local/nonlocal dependency estimate, as for the MPI systems.
     nodes = [] if "-nodes" in flags else ["-nodes", str(len(cluster))]
     argv = [*program(system), *flags, *nodes, "-hosts", str(cluster.path), "-worker", str(pes)]
-    return LaunchPlan(argv, merged_env(set_env), set_env, pes, 1)
+    return LaunchCommand(argv, merged_env(set_env), set_env, pes, 1)

@@ -1,5 +1,5 @@
 """What every cluster launcher is built on (one small file each: dask.py, ray.py, spark.py,
-parsl_pools.py). A cluster launcher's plan runs its starter, a helper program of the build
+parsl_pools.py). A cluster launcher's command runs its starter, a helper program of the build
 (build/libexec/taskbench/<starter>, through clusters/starter.py), which starts the engine's
 cluster with the engine's own commands (as its users start one by hand or in a batch job), on
 this machine or across the hosts of a cluster description, runs the system attached to it, and
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, helper_path, merged_env, program
+from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, helper_path, merged_env, program
 from taskbench.provenance import available_cores
 
 
@@ -37,10 +37,10 @@ class ClusterLauncher:
         """--workers, else the registry entry's `ranks`, else the cores (of every host, with --hosts)."""
         return options.ranks or system.ranks or (options.cluster.cores if options.cluster else available_cores())
 
-    def plan(self, system, flags: list[str], options: LaunchOptions, starter_args: list[str], ranks: int,
-             threads_per_rank: int) -> LaunchPlan:
+    def command(self, system, flags: list[str], options: LaunchOptions, starter_args: list[str], ranks: int,
+             threads_per_rank: int) -> LaunchCommand:
         """The starter with its own arguments (and -hosts FILE), then `--` and the system's command line."""
         set_env = base_environment(system, options)
         hosts = ["-hosts", str(options.cluster.path)] if options.cluster is not None else []
         argv = [str(self.starter_path(system)), *starter_args, *hosts, "--", *program(system), *flags]
-        return LaunchPlan(argv, merged_env(set_env), set_env, ranks, threads_per_rank)
+        return LaunchCommand(argv, merged_env(set_env), set_env, ranks, threads_per_rank)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.cluster_launcher import ClusterLauncher
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 ACROSS_HOSTS = True  # --hosts: the scheduler on the first host, workers on every host
 
@@ -15,10 +15,10 @@ LAUNCHER = ClusterLauncher("dask_cluster")
 why_not_here = LAUNCHER.why_not_here
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     workers = LAUNCHER.workers(system, options)
     threads = options.threads_per_rank or system.threads_per_rank or 1
     if workers < 1 or threads < 1:
         raise UserError(f"--workers {workers} --threads-per-rank {threads}: both must be at least 1", EXIT_USAGE)
-    return LAUNCHER.plan(system, flags, options, ["-workers", str(workers), "-threads", str(threads)],
+    return LAUNCHER.command(system, flags, options, ["-workers", str(workers), "-threads", str(threads)],
                          workers, threads)

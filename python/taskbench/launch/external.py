@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, threads_flags
+from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, merged_env, threads_flags
 
 
 # The summary lines an external command must print (the original Task Bench's report).
@@ -48,7 +48,7 @@ def why_not_here(system) -> str:
     return "" if system.binary_path is not None else f"command not found: {system.command}"
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     if options.ranks and options.ranks != 1:
         raise UserError(f"external system '{system.name}' starts its own processes: --ranks does not apply",
                         EXIT_USAGE)
@@ -58,4 +58,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     words = split_command(system.command, f"system '{system.name}'")
     set_env = base_environment(system, options)
     argv = [str(system.binary_path), *words[1:], *system.args, *flags, *threads_flags(system, options)]
-    return LaunchPlan(argv, merged_env(set_env), set_env, 1, options.threads_per_rank)
+    return LaunchCommand(argv, merged_env(set_env), set_env, 1, options.threads_per_rank)

@@ -1,6 +1,6 @@
 """The launcher table: the registry entry's `launcher` key names a launcher, a module of this
 package named for it (`dask` is dask.py), which has `command(system, flags, options)` (the
-LaunchPlan: command line and environment) and `why_not_here(system)` (why it cannot start that
+LaunchCommand: command line and environment) and `why_not_here(system)` (why it cannot start that
 system on this machine, "" when it can), and ACROSS_HOSTS = True where it can spread a run over a
 cluster description's hosts (--hosts). Adding a launcher is its module and its place in LAUNCHERS."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import (charmrun, dask, external, local, loopback, mpirun, parsl_pools, ray, smpirun, spark,
                               srun)
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 # A launcher's name is its module's, where its code is.
 LAUNCHERS = {module.__name__.rpartition(".")[2]: module
@@ -27,7 +27,7 @@ def why_not_here(system) -> str:
     return module.why_not_here(system)
 
 
-def plan(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     # The engine that starts an MPI system's ranks is a property of the run (a laptop's mpirun,
     # a cluster's srun), not of the system: --launcher picks it. Other systems keep their own
     # launcher; under --launcher srun they start their processes on the allocation's hosts with

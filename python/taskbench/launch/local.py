@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+from taskbench.launch.common import (LaunchOptions, LaunchCommand, base_environment, merged_env, program,
                                    threads_flags)
 
 
@@ -11,7 +11,7 @@ def why_not_here(system) -> str:
     return ""  # the binary itself: the registry has found it
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     if options.ranks and options.ranks != 1:
         raise UserError(f"system '{system.name}' runs locally in one process: --ranks does not apply",
                         EXIT_USAGE)
@@ -20,5 +20,5 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
                         "does not apply", EXIT_USAGE)
     set_env = base_environment(system, options)
     argv = [*program(system), *flags, *threads_flags(system, options)]
-    return LaunchPlan(argv, merged_env(set_env), set_env, 1,
+    return LaunchCommand(argv, merged_env(set_env), set_env, 1,
                       options.threads_per_rank or system.threads_per_rank)

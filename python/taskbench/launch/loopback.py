@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from taskbench.launch.local import command as local_command
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 TOOLS = ("unshare", "ip")
 # In the new namespace: bring loopback up, then become the system (exec keeps the pid's tie).
@@ -51,7 +51,7 @@ def wrap(argv: list[str]) -> list[str]:
     return [shutil.which("unshare") or "unshare", "--net", "--", "sh", "-c", INSIDE, "sh", *argv]
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
-    plan = local_command(system, flags, options)  # the same checks and flags as `local`
-    plan.argv = wrap(plan.argv)
-    return plan
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
+    launched = local_command(system, flags, options)  # the same checks and flags as `local`
+    launched.argv = wrap(launched.argv)
+    return launched

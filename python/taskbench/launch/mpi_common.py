@@ -7,7 +7,7 @@ import shutil
 from dataclasses import replace
 
 from taskbench.errors import EXIT_USAGE, UserError
-from taskbench.launch.plan import LaunchOptions
+from taskbench.launch.common import LaunchOptions
 from taskbench.provenance import available_cores
 
 # MPI systems accept this flag and fail when the launch gave them another rank count, so a

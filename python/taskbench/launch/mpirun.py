@@ -35,12 +35,12 @@ from taskbench.hosts import slurm
 from taskbench.hosts.description import HOSTS_VARIABLE, Cluster
 from taskbench.launch.mpi_common import (EXPECT_RANKS_FLAG, LAUNCHER_NAMES, cluster_layout, find_launcher,
                                          flavour, rank_layout, running_as_root)
-from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, helper_path, merged_env,
+from taskbench.launch.common import (LaunchOptions, LaunchCommand, base_environment, helper_path, merged_env,
                                    program, threads_flags)
 from taskbench.provenance import available_cores
 
 ACROSS_HOSTS = True  # --hosts: see above
-HYDRA_AGENT = "host_agent"  # among the build's helpers (plan.helper_path)
+HYDRA_AGENT = "host_agent"  # among the build's helpers (common.helper_path)
 
 # Open MPI's and Hydra's options that place ranks on other hosts.
 HOST_OPTIONS = {"-H", "-host", "--host", "-hosts", "-f", "-hostfile", "--hostfile", "-machinefile",
@@ -111,7 +111,7 @@ def hydra_across_hosts(system, cluster: Cluster) -> list[str]:
     return argv + (["-localhost", here.address] if here is not None else [])
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     cluster = options.cluster
     if cluster is not None:
         options = cluster_layout(system, options)
@@ -160,4 +160,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     argv += own_args + program_argv
     if cluster is None and loopback.can_isolate() and not any(a.split("=")[0] in HOST_OPTIONS for a in own_args):
         argv = loopback.wrap(argv)
-    return LaunchPlan(argv, merged_env(set_env), set_env, ranks, options.threads_per_rank)
+    return LaunchCommand(argv, merged_env(set_env), set_env, ranks, options.threads_per_rank)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import local
 from taskbench.launch.cluster_launcher import ClusterLauncher
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 ACROSS_HOSTS = True
 
@@ -19,7 +19,7 @@ def why_not_here(system) -> str:
     return ""  # the starter is needed across hosts only: command() says so then
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     cluster = options.cluster
     if cluster is None:
         return local.command(system, flags, options)
@@ -29,4 +29,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     workers = LAUNCHER.workers(system, options)
     # -nodes: the core's local/nonlocal dependency estimate, as for the MPI systems.
     nodes = [] if "-nodes" in flags else ["-nodes", str(len(cluster))]
-    return LAUNCHER.plan(system, [*flags, *nodes], options, ["-workers", str(workers)], workers, 1)
+    return LAUNCHER.command(system, [*flags, *nodes], options, ["-workers", str(workers)], workers, 1)

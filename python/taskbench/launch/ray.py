@@ -8,7 +8,7 @@ from __future__ import annotations
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch import loopback
 from taskbench.launch.cluster_launcher import ClusterLauncher
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 ACROSS_HOSTS = True  # --hosts: the head on the first host, a node on every other
 
@@ -17,7 +17,7 @@ LAUNCHER = ClusterLauncher("ray_cluster")
 why_not_here = loopback.why_not_here
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     cluster = options.cluster
     if cluster is None:
         return loopback.command(system, flags, options)
@@ -28,4 +28,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if cluster.here() is None:
         raise UserError(f"--hosts {cluster.path}: Ray's driver attaches to the Ray node of the host it runs on, and "
                         f"none of the hosts' addresses is this machine's: run taskbench on one of them", EXIT_USAGE)
-    return LAUNCHER.plan(system, flags, options, [], cluster.cores, 1)
+    return LAUNCHER.command(system, flags, options, [], cluster.cores, 1)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from taskbench import provenance
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
-from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, plan
+from taskbench.launch import MPI_LAUNCHERS, LaunchOptions, command
 from taskbench.process import failed_rank_watch, guard, leftovers, tied
 from taskbench.hosts import facts as host_facts
 from taskbench.hosts import slurm
@@ -209,7 +209,7 @@ def run_once(system, flags: list[str], options: LaunchOptions | None = None,
         report_path = Path(tmp) / "report.json"
         # An external command (another suite's port) does not know -json: its summary lines count.
         json_flags = [] if system.external else ["-json", str(report_path)]
-        launch = plan(system, [*flags, *json_flags], replace(options, run_dir=Path(tmp)))
+        launch = command(system, [*flags, *json_flags], replace(options, run_dir=Path(tmp)))
         is_mpi = system.launcher in MPI_LAUNCHERS  # --launcher picks only an MPI system's launcher
         # Not in set_env: neither is provenance, and both change with every run. The launch's
         # marker finds its processes at a timeout; the harness's, when the harness is gone.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG
-from taskbench.launch.plan import LaunchOptions, LaunchPlan, base_environment, merged_env, program
+from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, merged_env, program
 
 LAUNCHER = "smpirun"
 # SimGrid's lines below errors off: a rank that ends the run (a bad flag: exit 2) makes it warn
@@ -35,7 +35,7 @@ def why_not_here(system) -> str:
     return "" if shutil.which(LAUNCHER) else "no smpirun on PATH (apt-get install libsimgrid-dev)"
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     simulation = options.simulation
     if simulation is None:
         raise UserError(f"{system.name} runs on a simulated platform: give --simulate PLATFORM and --nodes N "
@@ -49,7 +49,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
         raise UserError(f"--ranks {ranks}: {simulation.nodes} node(s) of platform {simulation.platform.name} have "
                         f"{simulation.cores} cores, a rank each at most", EXIT_USAGE)
     _check_map_count(ranks)
-    # The run's folder (runner.run_once) holds the hostfile and the program's copies; a plan made
+    # The run's folder (runner.run_once) holds the hostfile and the program's copies; a command made
     # outside a run (a system's -h) gets one of its own, removed when the harness exits.
     folder = options.run_dir
     if folder is None:
@@ -67,7 +67,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     # 3.32's smpirun shifts one word, not two), so its other source, TMPDIR (not provenance: the
     # run's own folder, another each run).
     env = dict(merged_env(set_env), TMPDIR=str(folder))
-    return LaunchPlan(argv, env, set_env, ranks, None, shell_status=True)
+    return LaunchCommand(argv, env, set_env, ranks, None, shell_status=True)
 
 
 def _check_map_count(ranks: int) -> None:

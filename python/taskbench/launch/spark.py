@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.cluster_launcher import ClusterLauncher
-from taskbench.launch.plan import LaunchOptions, LaunchPlan
+from taskbench.launch.common import LaunchOptions, LaunchCommand
 
 ACROSS_HOSTS = True  # --hosts: the master on the first host, a worker on every host
 
@@ -15,9 +15,9 @@ LAUNCHER = ClusterLauncher("spark_cluster")
 why_not_here = LAUNCHER.why_not_here
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     cores = LAUNCHER.workers(system, options)
     if cores < 1:
         raise UserError(f"--workers {cores}: must be at least 1", EXIT_USAGE)
     # One driver that takes N cores, as the system reports it (wherever its executors are).
-    return LAUNCHER.plan(system, flags, options, ["-workers", str(cores)], 1, cores)
+    return LAUNCHER.command(system, flags, options, ["-workers", str(cores)], 1, cores)

@@ -16,7 +16,7 @@ from taskbench.errors import EXIT_ENVIRONMENT, UserError
 from taskbench.hosts import slurm
 from taskbench.launch import slurm_mpi
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG, cluster_layout, rank_layout
-from taskbench.launch.plan import (LaunchOptions, LaunchPlan, base_environment, merged_env, program,
+from taskbench.launch.common import (LaunchOptions, LaunchCommand, base_environment, merged_env, program,
                                    threads_flags)
 
 ACROSS_HOSTS = True  # the allocation's hosts (--hosts slurm)
@@ -27,7 +27,7 @@ def why_not_here(system) -> str:
     return NOT_HERE if shutil.which("srun") is None else ""
 
 
-def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
+def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     if shutil.which("srun") is None:
         raise UserError(NOT_HERE, EXIT_ENVIRONMENT)
     cluster = options.cluster
@@ -55,4 +55,4 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchPlan:
     if cluster is not None and "-nodes" not in flags:
         program_argv += ["-nodes", str(len(cluster))]
     argv += own_args + program_argv
-    return LaunchPlan(argv, merged_env(set_env), set_env, ranks, threads)
+    return LaunchCommand(argv, merged_env(set_env), set_env, ranks, threads)

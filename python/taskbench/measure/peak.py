@@ -7,7 +7,7 @@ runs faster than each of C busy cores (turbo, a shared power budget, SMT sibling
 66 GFLOP/s per core on a 16-core Xeon), and a per-core rate times C would cap every C-core
 system below 100%. Comparing a run with the peak of the cores it uses keeps a 1-core system
 (serial) from being capped at 1/C efficiency on a C-core machine. A stored peak run that other
-processes disturbed (launch/runner.py, disturbed) is no peak: it is left out.
+processes disturbed (measure/noise.py, disturbed) is no peak: it is left out.
 
 Peaks are kept per processor: a GPU system's cores are task slots on the GPU (docs/gpu.md), and
 its 100% at W slots is the GPU's peak at W slots (`taskbench peak --gpu`), never a CPU peak at

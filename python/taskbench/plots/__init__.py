@@ -1,4 +1,5 @@
-"""The paper's figures from campaign analyses (matplotlib, Agg backend: no display needed).
+"""The paper's figures from campaign analyses and studies (matplotlib, Agg backend: no display
+needed, chosen once, in frame.py, which every figure module imports first).
 
 Fig. 6  throughput vs problem size            one per METG campaign
 Fig. 7  efficiency vs task granularity         one per METG campaign, threshold line, METG marks
@@ -7,6 +8,7 @@ Curves are the median over repetitions with a shaded band for their range; every
 the colour colors.color_for gives it, in every figure.
 Fig. 9  METG vs nodes                          campaigns of one pattern at several node counts
 Fig. 10 METG vs dependencies per task          nearest-pattern campaigns with different radix
+The studies' figures (study_figures.py)        one per study, from the data its module reads
 Every function returns a matplotlib Figure, or None when the data cannot make that figure; the
 Fig. 9 / 10 functions return the figures they can make as (name, draw) pairs, drawn later.
 Legends sit under the axes (legend_below), never over the data.
@@ -20,7 +22,9 @@ _FROM = {"metg_vs_dependencies": "across_campaigns", "metg_vs_nodes": "across_ca
          "efficiency_vs_granularity": "campaign_figures", "metg_bars": "campaign_figures",
          "throughput_vs_size": "campaign_figures", "NOTE_GREY": "frame", "REFERENCE_GREY": "frame",
          "UNRELIABLE_COLOR": "frame", "legend_below": "frame", "log_axis": "frame", "new_figure": "frame",
-         "ring_unreliable": "frame", "spread_note": "frame", "style": "frame"}
+         "ring_unreliable": "frame", "spread_note": "frame", "style": "frame",
+         **dict.fromkeys(("discovery_per_task", "flops_vs_normalized_size", "imbalance_cost", "metg_vs_parameter",
+                          "simulated_metg_vs_parameter", "weak_and_strong_scaling"), "study_figures")}
 
 __all__ = sorted(_FROM)
 

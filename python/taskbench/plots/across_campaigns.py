@@ -25,7 +25,7 @@ def _metg_series(analyses, x_of) -> dict[str, dict[float, tuple[float, float, fl
 
 def _metg_plot(series, xlabel: str, title: str, threshold: float, published=(), log_x: bool = False):
     """published: [(label, [(x, METG)])], the paper's figures, dashed beside the series."""
-    # matplotlib when drawn only: planning which figures there are needs none (plots/__init__.py).
+    # matplotlib when drawn only: choosing which figures there are needs none (plots/__init__.py).
     from taskbench.plots.frame import legend_below, log_axis, new_figure, ring_unreliable, style
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
@@ -49,8 +49,8 @@ def _metg_plot(series, xlabel: str, title: str, threshold: float, published=(), 
     return fig
 
 
-def _planned(name: str, series, xlabel: str, title: str, threshold: float,
-             published=(), log_x: bool = False) -> list[tuple[str, Callable]]:
+def _deferred(name: str, series, xlabel: str, title: str, threshold: float,
+              published=(), log_x: bool = False) -> list[tuple[str, Callable]]:
     """[(name, draw)] when some system has two points to join, else []."""
     if not any(len(points) >= 2 for points in series.values()):
         return []
@@ -66,7 +66,7 @@ def metg_vs_dependencies(analyses) -> list[tuple[str, Callable]]:
             groups[(a.params.kernel, a.params.steps, a.params.width, a.params.threshold)].append(a)
     figures = []
     for (kernel, steps, width, threshold), members in groups.items():
-        figures += _planned(f"metg_vs_deps_{kernel}_{steps}x{width}", _metg_series(members, lambda a: a.params.radix),
+        figures += _deferred(f"metg_vs_deps_{kernel}_{steps}x{width}", _metg_series(members, lambda a: a.params.radix),
                             "dependencies per task (nearest radix)",
                             f"METG vs dependencies per task (nearest, {kernel}, {steps} x {width})", threshold)
     return figures
@@ -86,6 +86,6 @@ def metg_vs_nodes(analyses, published=None, label: str = "") -> list[tuple[str, 
         series = _metg_series(members, lambda a: a.nodes)
         paper = published(pattern, sorted(series)) if published is not None else []
         prefix = f"{label}: " if label else ""
-        figures += _planned(f"metg_vs_nodes_{pattern}_{kernel}{'_' + label.lower() if label else ''}", series,
+        figures += _deferred(f"metg_vs_nodes_{pattern}_{kernel}{'_' + label.lower() if label else ''}", series,
                             "nodes", f"{prefix}METG vs nodes ({pattern}, {kernel})", threshold, paper, log_x=True)
     return figures

@@ -2,14 +2,14 @@
 
 The colour depends on the system's name only (never on its position in a campaign), so that
 `native` is the same blue whether a figure shows two systems or ten: the registry entry's
-`color`, an index into the palette (registry/palette.py), or for a system without one (an
+`color`, an index into the palette (registry/facts.py), or for a system without one (an
 external command, an entry that does not say) a palette colour the name hashes to.
 """
 
 from __future__ import annotations
 
 from taskbench.registry import registry_entries
-from taskbench.registry.palette import PALETTE, color_index
+from taskbench.registry.facts import PALETTE, color_index
 
 # Every palette colour is a line or a marker on white (3:1); text in a system's colour uses
 # text_color_for, darkened to 4.5:1.

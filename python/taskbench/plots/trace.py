@@ -1,4 +1,4 @@
-"""Figures of the traced runs (traces.py): a Gantt chart per system and the time-split bars."""
+"""Figures of the traced runs (measure/traces.py): a Gantt chart per system and the time-split bars."""
 
 from __future__ import annotations
 

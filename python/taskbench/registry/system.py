@@ -47,7 +47,7 @@ class System:
     # as many slots, available only where a CUDA device can be used: docs/gpu.md).
     processor: str = "cpu"
     # Facts the harness asks the registry for rather than naming systems in its code:
-    # Its index into registry/palette.py's PALETTE: the entry's, else one from its name (facts.py).
+    # Its index into registry/facts.py's PALETTE: the entry's, else one from its name (facts.py).
     color: int | None = None
     heavy: bool = False  # start-up costs seconds a run: --quick METG studies sweep it apart, shorter
     # Its engine, not the harness, reaps its worker processes: a run whose worker is killed fails

@@ -2,7 +2,7 @@
 base64 PNG) with the METG tables, the failures and the machine's provenance.
 
 writer.py writes the page, top down: the answer, the measured and the simulated METG campaigns
-(metg_sections.py, their tables with footnotes: metg_table_html.py), the checks
+(metg_sections.py, with their tables' footnotes), the checks
 (check_sections.py), the studies (study_sections.py), the figures across campaigns, the
 breakdowns, failures, and the machine (machine_sections.py); page.py has its building blocks,
 tables.py the tables the terminal shows too, trace_sections.py the traces at METG, css.py its

@@ -1,6 +1,11 @@
 """A METG campaign's part of the report: its answer, parameters, table, notes and figures, and
 several campaigns' parts together (a note they share said once above them all, a summary table
-of them, the older ones folded)."""
+of them, the older ones folded).
+
+A campaign's table is the terminal's columns (tables.metg_table), its notes numbered footnotes
+under it. A note is a paragraph; in a cell it squeezed every other column to a few letters a line,
+so the cell holds only the numbers of its notes, and a note several systems share is one footnote
+naming them."""
 
 from __future__ import annotations
 
@@ -8,14 +13,15 @@ import html
 from dataclasses import dataclass, field
 
 from taskbench import units
+from taskbench.console import NOTES
 from taskbench.measure.kernels import unit
 from taskbench.measure.metg.reliability import busy_line
 from taskbench.reference import published
 from taskbench.registry.catalog import registry_entries
 from taskbench.report import figure_cache
-from taskbench.report.metg_table_html import metg_table_html
-from taskbench.report.page import Note, html_table, notes_html
-from taskbench.report.tables import UNRELIABLE_ANSWER, answer, definition, notes_below_table, status_note
+from taskbench.report.page import Note, Raw, cell_html, html_table, notes_html
+from taskbench.report.tables import (UNRELIABLE_ANSWER, answer, definition, metg_table, notes_below_table, status_note,
+                                     system_notes)
 from taskbench.report.trace_sections import trace_section
 
 
@@ -123,3 +129,33 @@ def metg_summary(analyses) -> str:
              + (" (busy machine)" if a.busy is not None else "")] for a in analyses]
     return ("<p class='muted'>Every METG campaign, newest first; the older ones are folded below.</p>"
             + html_table(["campaign", "created", "graph", "answer"], rows, "cards"))
+
+
+def _notes(curve, kernel: str) -> list[str]:
+    """A system's notes, why its METG is unreliable first, said as the console's warning says it."""
+    notes = system_notes(curve, kernel)
+    if curve.summary.unreliable:  # system_notes puts it first
+        notes[0] = f"METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}"
+    return notes
+
+
+def metg_table_html(analysis, anchor: str) -> str:
+    """The table and its footnotes; `anchor` makes the footnotes' ids unique on the page."""
+    columns, rows = metg_table(analysis)
+    metg_column, notes_column = 2, columns.index(NOTES)
+    keys: dict[str, int] = {}  # note -> its number, in order of first appearance
+    about: dict[str, list[str]] = {}  # note -> the systems it concerns
+    for row, curve in zip(rows, analysis.curves.values()):
+        own = []
+        for note in _notes(curve, analysis.params.kernel):
+            keys.setdefault(note, len(keys) + 1)
+            about.setdefault(note, []).append(curve.system)
+            own.append(keys[note])
+        row[notes_column] = Raw(", ".join(f"<a href='#{anchor}-note{k}'>{k}</a>" for k in own))
+        mark = curve.summary.mark
+        row[metg_column] = Raw(cell_html(curve.summary.text)
+                               + (f" <span class='mark'>{html.escape(mark.strip())}</span>" if mark else ""))
+    items = "".join(f"<li id='{anchor}-note{k}'>{html.escape(', '.join(about[note]))}: {html.escape(note)}</li>"
+                    for note, k in keys.items())
+    footnotes = f"<ol class='footnotes'>{items}</ol>" if items else ""
+    return html_table(columns, rows, "metg cards") + footnotes

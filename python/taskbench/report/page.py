@@ -80,31 +80,31 @@ def notes_html(notes: list[Note], name_campaign: bool) -> list[str]:
 
 
 class Figures:
-    """The page's figures. add() plans one and returns a placeholder; render() draws them all at
+    """The page's figures. add() takes one and returns a placeholder; render() draws them all at
     the end, one progress step each (drawing is most of a report's time), saves each as PNG + SVG
-    next to the page and inlines it. A figure planned twice (same name) is drawn and shown once.
-    A figure planned with a `stamp` (figure_cache.campaign_stamp: what it is drawn from) is drawn
+    next to the page and inlines it. A figure added twice (same name) is drawn and shown once.
+    A figure added with a `stamp` (figure_cache.campaign_stamp: what it is drawn from) is drawn
     once for that data and reused by every later report."""
 
     def __init__(self, folder: Path):
         self.folder = folder
         # name -> (draw, caption, placeholder, stamp)
-        self._planned: dict[str, tuple[Callable, str, str, str | None]] = {}
+        self._pending: dict[str, tuple[Callable, str, str, str | None]] = {}
         self.reused = 0
 
     def __len__(self) -> int:
-        return len(self._planned)
+        return len(self._pending)
 
     def add(self, name: str, draw: Callable, caption: str, stamp: str | None = None) -> str:
         """`draw()` returns a matplotlib Figure, or None when the data cannot make it."""
-        if name in self._planned:
+        if name in self._pending:
             return ""
-        placeholder = f"<!--figure {len(self._planned)}-->"  # escaped page text never holds "<!--"
-        self._planned[name] = (draw, caption, placeholder, stamp)
+        placeholder = f"<!--figure {len(self._pending)}-->"  # escaped page text never holds "<!--"
+        self._pending[name] = (draw, caption, placeholder, stamp)
         return placeholder
 
     def render(self, page: str, progress=None) -> str:
-        for name, (draw, caption, placeholder, stamp) in self._planned.items():
+        for name, (draw, caption, placeholder, stamp) in self._pending.items():
             page = page.replace(placeholder, self._save(name, self._images(name, draw, caption, stamp), caption))
             if progress is not None:
                 progress.advance()

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import units
+from taskbench import plots, units
 from taskbench.measure.system_report import breakdown_of, discovery_of
-from taskbench.studies.preset import PlannedRun, Study, rep_major
+from taskbench.studies.preset import GridRun, Study, rep_major
 from taskbench.studies.results import StudyResult, cell
 
 # Their roles (registry key `studies`), in table order: the persistent graph, built once and
@@ -48,7 +48,7 @@ def flags(shape: Shape, point: dict) -> list[str]:
             "-kernel", "compute_bound", "-iter", str(point["iter"])]
 
 
-def grid(systems: list[str], quick: bool, reps: int) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int) -> list[GridRun]:
     shape = QUICK if quick else FULL
     points = [{"iter": it} for it in shape.iterations]
     return rep_major(points, systems, reps, lambda point: flags(shape, point), breakdown=True)
@@ -122,8 +122,7 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
-    from taskbench.studies import figures
-    return figures.discovery(result, result.axis("iter"), per_task)
+    return plots.discovery_per_task(result, result.axis("iter"), per_task)
 
 
 STUDY = Study(

@@ -1,4 +1,6 @@
-"""Plans a study into a campaign and runs it, resumably.
+"""Every study preset by name (`taskbench study NAME`), and how one is planned into a campaign and
+run, resumably. Adding a preset: its module, its figure in plots/study_figures.py, and its place in
+PRESETS.
 
 Planned once, when the campaign is created: which requested systems can run here (the others
 are kept with their reason, for the table), which of them can give a breakdown, and the exact
@@ -19,22 +21,33 @@ import random
 import zlib
 
 from taskbench import provenance
-from taskbench.errors import EXIT_USAGE, UserError
+from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
 from taskbench.launch import LaunchOptions
 from taskbench.hosts.description import Cluster, first_hosts
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
-from taskbench.studies import metg_execute
-from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies import discovery, gpu_offload, imbalance, metg_execute, scaling, taskbench_paper
+from taskbench.studies.metg_preset import MetgStudy
+from taskbench.studies.preset import GridRun, Study
 from taskbench.studies.results import fastest
 
 KIND = "study"
 # What makes a re-run of `taskbench study NAME` the same request as a stored campaign.
 REQUEST_KEYS = ("study", "quick", "systems", "reps", "retries", "hosts", "launcher", "simulated")
 
+PRESETS: dict[str, Study | MetgStudy] = {
+    s.name: s for s in (imbalance.STUDY, discovery.STUDY, *taskbench_paper.STUDIES, scaling.STUDY, gpu_offload.STUDY)}
 
-def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
+
+def get(name: str) -> Study | MetgStudy:
+    if name not in PRESETS:
+        raise UserError(f"unknown study '{name}'{did_you_mean(name, PRESETS)} (known: {', '.join(PRESETS)}; "
+                        "`taskbench study --list`)", EXIT_USAGE)
+    return PRESETS[name]
+
+
+def campaign_params(study: Study, registry, build_dir, systems: list[str], quick: bool, reps: int,
          timeout: float, retries: int, parent: str = "", cluster: Cluster | None = None,
          launcher: str | None = None) -> dict:
     """The campaign's params: the request, what cannot run and why, the grid, and the sweeps of
@@ -42,7 +55,6 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
     cluster description (--hosts), the study's runs over 1..N of its hosts, the MPI systems'
     ranks started by `launcher` (mpirun or srun; None: the registry's)."""
     if cluster is not None and study.hosts_grid is None:
-        from taskbench.studies.catalog import PRESETS  # only this refusal needs every preset
         across = [s.name for s in PRESETS.values() if getattr(s, "hosts_grid", None) is not None]
         raise UserError(f"--hosts: study {study.name} runs on this machine only (across hosts: "
                         f"{', '.join(across) or 'none'})", EXIT_USAGE)
@@ -53,8 +65,8 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
             reason = why_no_breakdown(registry.get(name), build_dir)
             if reason:
                 no_breakdown[name] = reason
-    planned = study.grid(runnable, quick, reps) if cluster is None else study.hosts_grid(runnable, quick, reps, cluster)
-    grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown) for r in planned]
+    chosen = study.grid(runnable, quick, reps) if cluster is None else study.hosts_grid(runnable, quick, reps, cluster)
+    grid = [dataclasses.replace(r, breakdown=r.breakdown and r.system not in no_breakdown) for r in chosen]
     params = {"study": study.name, "quick": quick, "systems": list(systems), "reps": reps,
               "timeout": timeout, "retries": retries, "unavailable": unavailable, "no_breakdown": no_breakdown,
               "grid": [r.to_dict() for r in grid]}
@@ -64,9 +76,9 @@ def plan(study: Study, registry, build_dir, systems: list[str], quick: bool, rep
         params["launcher"] = launcher
     if study.metg is not None:
         metg_reps = min(reps, study.metg.quick_reps if quick else study.metg.reps)
-        sweeps = metg_execute.plan(study.metg, registry, runnable, quick, metg_reps, timeout,
-                                   provenance.available_cores(), parent,
-                                   None if cluster is None else study.hosts_sweeps(quick, cluster))
+        sweeps = metg_execute.campaign_params(study.metg, registry, runnable, quick, metg_reps, timeout,
+                                              provenance.available_cores(), parent,
+                                              None if cluster is None else study.hosts_sweeps(quick, cluster))
         for sweep in sweeps["sweeps"]:
             sweep["params"]["launcher"] = launcher
         params.update(sweeps=sweeps["sweeps"], notes=sweeps["notes"])
@@ -88,7 +100,7 @@ def latest_unfinished(store, study: str) -> dict:
     return candidates[-1]
 
 
-def _order(grid: list[PlannedRun], name: str) -> list[PlannedRun]:
+def _order(grid: list[GridRun], name: str) -> list[GridRun]:
     """Repetition by repetition, each shuffled (seeded by the campaign name, so a resumed study
     replays the same order): systems and points interleave, and no system always runs first."""
     ordered = []
@@ -103,7 +115,7 @@ def _noisy(run: dict | None) -> bool:
     return run is not None and disturbed(run)
 
 
-def retry_round(grid: list[PlannedRun], runs: list[dict], round_number: int) -> list[PlannedRun]:
+def retry_round(grid: list[GridRun], runs: list[dict], round_number: int) -> list[GridRun]:
     """One more try (repetition reps + round_number) of every point whose fastest run was noisy,
     judged on the runs before this round only (a resumed study may hold later ones already)."""
     reps = max(r.rep for r in grid) + 1
@@ -126,27 +138,27 @@ def launch_options(system, cores: int | None, hosts: Cluster | None = None,
 
 def run(store, registry, build_dir, name: str, console, git_revision: str | None) -> campaign.ExecutionStats:
     params = store.campaign(name)["params"]
-    grid = [PlannedRun.from_dict(d) for d in params["grid"]]
+    grid = [GridRun.from_dict(d) for d in params["grid"]]
     cluster = campaign.cluster_of(params)  # read again: a resumed study finds the hosts as they are now
     variants = {}
-    for planned in grid:
-        if (planned.system, planned.breakdown) not in variants:
-            system = registry.require_available(planned.system)
-            variants[(planned.system, planned.breakdown)] = (
-                with_breakdown(system, build_dir, registry) if planned.breakdown else system)
+    for grid_run in grid:
+        if (grid_run.system, grid_run.breakdown) not in variants:
+            system = registry.require_available(grid_run.system)
+            variants[(grid_run.system, grid_run.breakdown)] = (
+                with_breakdown(system, build_dir, registry) if grid_run.breakdown else system)
     stats = campaign.ExecutionStats()
     with console.progress(f"study {params['study']}") as bar:
         batch, round_number = _order(grid, name), 0
         while batch:
             bar.add(len(batch))
-            for planned in batch:
-                system = variants[(planned.system, planned.breakdown)]
-                hosts = first_hosts(cluster, planned.hosts) if planned.hosts is not None else None
-                campaign.execute_one(store, system, list(planned.flags), campaign=name, key=planned.key,
-                                     rep=planned.rep, options=launch_options(system, planned.cores, hosts,
-                                                                           params.get("launcher")),
+            for grid_run in batch:
+                system = variants[(grid_run.system, grid_run.breakdown)]
+                hosts = first_hosts(cluster, grid_run.hosts) if grid_run.hosts is not None else None
+                campaign.execute_one(store, system, list(grid_run.flags), campaign=name, key=grid_run.key,
+                                     rep=grid_run.rep, options=launch_options(system, grid_run.cores, hosts,
+                                                                              params.get("launcher")),
                                      timeout=params["timeout"], git_revision=git_revision, stats=stats)
-                bar.advance(planned.key)
+                bar.advance(grid_run.key)
             round_number += 1
             if round_number > params.get("retries", 0):
                 break

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import provenance, units
+from taskbench import plots, provenance, units
 from taskbench.registry import registry_entries
-from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.preset import GridRun, Study
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
@@ -60,11 +60,11 @@ def on_the_gpu(system: str) -> bool:
     return entry is not None and entry.processor == "gpu"
 
 
-def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[GridRun]:
     shape = QUICK if quick else FULL
     width = available or provenance.available_cores()
-    return [PlannedRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
-                       None if on_the_gpu(system) else width)
+    return [GridRun(system, {"iter": it}, rep, tuple(flags(shape, width, it)), False,
+                    None if on_the_gpu(system) else width)
             for rep in range(reps) for it in shape.iterations for system in systems]
 
 
@@ -183,38 +183,18 @@ def _w4_vs_w1(result: StudyResult) -> list[str]:
 def figure(result: StudyResult):
     """Fig. 13: FLOP/s vs normalized problem size, a line per system; the systems without a
     figure are named under the title."""
-    import textwrap
-
-    from taskbench.plots import legend_below, log_axis, new_figure, style
-    from taskbench.plots.colors import color_for
-    from taskbench.reference import published
-    from taskbench.studies.figures import draw_published
-    fig = new_figure(6.4, 4.4)
-    ax = fig.add_subplot()
+    from taskbench.reference import published  # its data read only when a figure is drawn
+    curves: dict[str, list[tuple[float, float]]] = {}
     missing: dict[str, list[str]] = {}
-    for i, system in enumerate(result.systems):
-        if system in result.unavailable:
-            missing.setdefault("not available here", []).append(system)
-            continue
-        points = [p for p in curve(result, system) if p.flops_per_second is not None]
+    for system in result.systems:
+        points = [] if system in result.unavailable else [
+            (p.normalized, p.flops_per_second) for p in curve(result, system) if p.flops_per_second is not None]
+        curves[system] = points  # every system, so that each keeps its line style (its place)
         if not points:
-            missing.setdefault("no run succeeded", []).append(system)
-            continue
-        ax.plot([p.normalized for p in points], [p.flops_per_second for p in points], label=system,
-                color=color_for(system), **style(i))
-    if not ax.get_lines():
-        return None
-    # The paper's Fig. 13 curves (Piz Daint: 12-core Xeon and P100), grey and dashed, labelled.
-    draw_published(ax, published.gpu_curves("stencil_1d"), published.label("cuda_compute"))
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("normalized problem size (-iter / largest -iter; published: FLOPs per step / MPI's largest)")
-    log_axis(ax, "y", UNIT, UNIT)
-    notes = [textwrap.fill(f"not drawn, {why}: {', '.join(names)}", 80) for why, names in missing.items()]
-    ax.set_title("\n".join([f"Fig. 13: {UNIT} vs normalized problem size, stencil_1d", result.name, *notes]),
-                 fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    legend_below(fig, [ax])
-    return fig
+            missing.setdefault("not available here" if system in result.unavailable else "no run succeeded",
+                               []).append(system)
+    return plots.flops_vs_normalized_size(result.name, curves, missing, published.gpu_curves("stencil_1d"),
+                                          published.label("cuda_compute"), UNIT)
 
 
 STUDY = Study(

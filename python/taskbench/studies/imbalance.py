@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import units
-from taskbench.studies.preset import PlannedRun, Study, rep_major
+from taskbench import plots, units
+from taskbench.studies.preset import GridRun, Study, paper_systems, rep_major
 from taskbench.studies.results import StudyResult, cell
 
 IMBALANCES = (0.0, 0.5, 1.0, 2.0)
@@ -60,7 +60,7 @@ def label(pattern: str) -> str:
     return " ".join([pattern, *PATTERN_FLAGS[pattern]]).replace("-radix", "radix")
 
 
-def grid(systems: list[str], quick: bool, reps: int) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int) -> list[GridRun]:
     shape = QUICK if quick else FULL
     points = [{"pattern": p, "imbalance": x} for p in PATTERNS for x in shape.imbalances]
     return rep_major(points, systems, reps, lambda point: flags(shape, point), breakdown=False)
@@ -137,10 +137,9 @@ def findings(result: StudyResult) -> list[str]:
 
 def figure(result: StudyResult):
     from taskbench.reference import published
-    from taskbench.studies import figures
     # The SC20 paper's Fig. 12 is of nearest with 5 dependencies per task (4 graphs, one node).
-    paper = {"nearest": published.imbalance_cost(result.axis("imbalance"), shown=figures.paper_systems(result))}
-    return figures.imbalance(result, PATTERNS, relative_to_balanced, label, paper)
+    paper = {"nearest": published.imbalance_cost(result.axis("imbalance"), shown=paper_systems(result))}
+    return plots.imbalance_cost(result, PATTERNS, relative_to_balanced, label, paper)
 
 
 STUDY = Study(

@@ -48,13 +48,13 @@ def runnable_here(study: str, registry, systems: list[str], cluster=None) -> tup
     return runnable, unavailable
 
 
-def plan(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int, timeout: float,
-         cores: int, parent: str, sweeps_planned: list[Sweep] | None = None) -> dict:
+def campaign_params(study: MetgStudy, registry, systems: list[str], quick: bool, reps: int, timeout: float,
+                    cores: int, parent: str, sweeps_given: list[Sweep] | None = None) -> dict:
     """The parent campaign's params: the request, what cannot run and why, and every sweep
-    (`sweeps_planned`: instead of the study's own, e.g. one per host count across hosts)."""
+    (`sweeps_given`: instead of the study's own, e.g. one per host count across hosts)."""
     runnable, unavailable = runnable_here(study.name, registry, systems)
     reduced, sweeps = [], []
-    for sweep in study.sweeps(quick, cores) if sweeps_planned is None else sweeps_planned:
+    for sweep in study.sweeps(quick, cores) if sweeps_given is None else sweeps_given:
         for suffix, group in _groups(registry, runnable, quick):
             settings = {"width": cores, **base_settings(quick), **sweep.settings}
             if suffix:

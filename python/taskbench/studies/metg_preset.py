@@ -3,7 +3,7 @@
 per system per value as the result: the Task Bench paper's figures 7, 9, 10 and 11.
 
 Grid studies (studies/preset.py) store runs; a METG study stores sweeps, because METG is not one
-run but the adaptive search of measure/sweep/plan.py over problem sizes.
+run but the adaptive search of measure/sweep/adaptive.py over problem sizes.
 
 A preset's sweeps are a pure function of (quick, cores): the parent campaign stores the sweeps it
 planned, so a resumed study replays exactly the same ones even if the preset changes later.
@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from taskbench import units
+from taskbench import plots, units
+from taskbench.studies.preset import paper_systems
 
 # Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds (registry
 # key `heavy`): in --quick their sweeps run this many times fewer timesteps, in a campaign of their
@@ -67,8 +68,10 @@ class MetgStudy:
                 + metg_results.ratio_findings(result, self.parameter))
 
     def figure(self, result):
-        from taskbench.studies import figures
-        return figures.metg_vs_parameter(result, self)
+        from taskbench.studies import metg_results
+        curves = {system: metg_results.series(result, system) for system in result.systems}
+        return plots.metg_vs_parameter(result, self, curves,
+                                       self.published(paper_systems(result)) if self.published else [])
 
 
 # The sweep settings every METG study shares, full and --quick. Full: repetitions added near

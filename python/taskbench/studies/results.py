@@ -5,8 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from taskbench.studies.members import roles_in
-from taskbench.studies.preset import PlannedRun, point_key
+from taskbench.studies.preset import GridRun, point_key, roles_in
 
 
 def fastest(runs: list[dict]) -> dict | None:
@@ -21,7 +20,7 @@ def fastest(runs: list[dict]) -> dict | None:
 @dataclass
 class StudyResult:
     campaign: dict
-    grid: list[PlannedRun]
+    grid: list[GridRun]
     runs: list[dict]
     unavailable: dict[str, str] = field(default_factory=dict)  # system -> why it did not run
     no_breakdown: dict[str, str] = field(default_factory=dict)  # system -> why it ran without one
@@ -52,7 +51,7 @@ class StudyResult:
 
     def points(self) -> list[dict]:
         """The grid's points, each once, in grid order."""
-        return list({point_key(planned.point): planned.point for planned in self.grid}.values())
+        return list({point_key(run.point): run.point for run in self.grid}.values())
 
     def axis(self, coordinate: str) -> list:
         """The values one coordinate of the grid's points takes (every -iter, say), sorted."""
@@ -81,7 +80,7 @@ def load(store, name: str):
     from taskbench.studies import metg_results
     if "grid" not in params:
         return metg_results.load(store, name)
-    return StudyResult(campaign, [PlannedRun.from_dict(d) for d in params["grid"]], store.runs(name),
+    return StudyResult(campaign, [GridRun.from_dict(d) for d in params["grid"]], store.runs(name),
                        dict(params.get("unavailable") or {}), dict(params.get("no_breakdown") or {}),
                        metg_results.load(store, name) if "sweeps" in params else None)
 

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taskbench import provenance, units
+from taskbench import plots, provenance, units
 from taskbench.hosts.description import first_hosts
 from taskbench.hosts.facts import described
-from taskbench.studies.members import members
 from taskbench.studies.metg_preset import MetgStudy, Sweep
-from taskbench.studies.preset import PlannedRun, Study
+from taskbench.studies.preset import GridRun, Study, members, paper_systems
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
 
@@ -66,22 +65,22 @@ def flags(shape: Shape, point: dict, available: int) -> list[str]:
             "-iter", str(point["iter"])]
 
 
-def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[PlannedRun]:
+def grid(systems: list[str], quick: bool, reps: int, available: int | None = None) -> list[GridRun]:
     shape = QUICK if quick else FULL
     available = available or provenance.available_cores()
     points = [{"mode": m, "iter": it, "cores": c} for m in MODES for it in shape.iterations
               for c in core_counts(available)]
-    return [PlannedRun(system, point, rep, tuple(flags(shape, point, available)), False, point["cores"])
+    return [GridRun(system, point, rep, tuple(flags(shape, point, available)), False, point["cores"])
             for rep in range(reps) for point in points for system in systems]
 
 
-def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[PlannedRun]:
+def hosts_grid(systems: list[str], quick: bool, reps: int, cluster) -> list[GridRun]:
     """--hosts: the same runs over the first 1, 2, 4, ... N hosts, every core of each busy (the
     paper's nodes). Weak: one column per core of the hosts used; strong: one per core of all N."""
     shape = QUICK if quick else FULL
     used = {n: sum(h.cores for h in cluster.hosts[:n]) for n in core_counts(len(cluster))}
     points = [({"mode": m, "iter": it, "cores": used[n]}, n) for m in MODES for it in shape.iterations for n in used]
-    return [PlannedRun(system, point, rep, tuple(flags(shape, point, cluster.cores)), False, point["cores"], n)
+    return [GridRun(system, point, rep, tuple(flags(shape, point, cluster.cores)), False, point["cores"], n)
             for rep in range(reps) for point, n in points for system in systems]
 
 
@@ -268,9 +267,8 @@ def findings(result: StudyResult) -> list[str]:
 
 def figure(result: StudyResult):
     from taskbench.reference import published
-    from taskbench.studies import figures
-    return figures.scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
-                           published.metg_vs_nodes("stencil_1d", figures.paper_systems(result)))
+    return plots.weak_and_strong_scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
+                                         published.metg_vs_nodes("stencil_1d", paper_systems(result)))
 
 
 STUDY = Study(

@@ -21,7 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 import time
 
-from taskbench import units
+from taskbench import plots, units
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.smpirun import simulated_systems
 from taskbench.measure.sweep.bisect import crossings
@@ -32,6 +32,7 @@ from taskbench.measure.sweep.params import SweepParams
 from taskbench.measure.sweep.bisect import PLAN as BISECT
 from taskbench.studies.metg_execute import runnable_here
 from taskbench.studies.metg_preset import MetgStudy, base_settings
+from taskbench.studies.preset import paper_systems
 
 DEFAULT_STEPS = 100  # as docs/simulation.md's curves; --steps
 START_ITER = 1 << 24  # compute_bound: ~64 ms a task on a Cori core, efficient at every output size
@@ -43,10 +44,11 @@ def default_systems(study: MetgStudy, registry) -> list[str]:
     return [name for name in study.default_systems(registry) if name in names]
 
 
-def plan(study: MetgStudy, registry, systems: list[str], quick: bool, timeout: float, platform: Platform,
-         node_counts: list[int], steps: int, parent: str, values: list[str] | None = None) -> dict:
-    """The parent campaign's params: like metg_execute.plan's, with a sweep per (node count,
-    value), each labelled with its node count and storing the simulation it runs on; `values`
+def campaign_params(study: MetgStudy, registry, systems: list[str], quick: bool, timeout: float,
+                    platform: Platform, node_counts: list[int], steps: int, parent: str,
+                    values: list[str] | None = None) -> dict:
+    """The parent campaign's params: like metg_execute.campaign_params's, with a sweep per (node
+    count, value), each labelled with its node count and storing the simulation it runs on; `values`
     (as typed): only the sweeps of these values."""
     builds = simulated_systems(registry, systems)
     runnable, unavailable = runnable_here(study.name, registry, builds)
@@ -136,7 +138,6 @@ def published_at(study: MetgStudy, result, nodes: int) -> dict:
     paper rows the simulated systems stand for; {} where it published none."""
     if study.published_at_nodes is None:
         return {}
-    from taskbench.studies.figures import paper_systems
     values = [v for v, _ in values_at(result, nodes)]
     return {label: dict(points) for label, points in study.published_at_nodes(values, nodes, paper_systems(result))}
 
@@ -176,38 +177,17 @@ def findings(study: MetgStudy, result) -> list[str]:
 
 
 def figure(study: MetgStudy, result):
-    """METG vs the study's parameter, a solid line per (simulated system, node count) and the
-    paper's figure of the same node count dashed in the same colour; None before any METG."""
-    from taskbench.plots import NOTE_GREY, legend_below, log_axis, new_figure, style
-    fig = new_figure(7.2, 4.6)
-    ax = fig.add_subplot()
-    drawn = False
-    shades = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
-    for k, nodes in enumerate(node_counts(result)):
-        colour = shades[k % len(shades)]
-        for i, system in enumerate(result.systems):
-            points = [(v, result.cell(system, label)) for v, label in values_at(result, nodes)]
-            points = [(v, c.seconds) for v, c in points if c.seconds is not None]
-            if points:
-                ax.plot([v for v, _ in points], [s for _, s in points], color=colour,
-                        label=f"SIMULATED {system}, {nodes} nodes", **style(i))
-                drawn = True
-        for label, paper in published_at(study, result, nodes).items():
-            points = sorted(paper.items(), key=lambda vs: float(vs[0]))
-            ax.plot([v for v, _ in points], [s for _, s in points], linestyle="--", marker="x", linewidth=0.9,
-                    color=colour, alpha=0.8, label=f"published (Cori, SC20): {label}, {nodes} nodes")
-    if not drawn:
-        return None
-    if study.log_axis:
-        ax.set_xscale("log", base=2)
-    log_axis(ax, "y", "METG(50%)", "s")
-    ax.set_xlabel(study.parameter)
-    simulated = result.params["simulated"]
-    ax.set_title(f"SIMULATED ({simulated['platform']}, SimGrid SMPI): {study.title}\n{result.name}", fontsize=8,
-                 color="black")
-    ax.grid(True, which="both", alpha=0.3, color=NOTE_GREY)
-    legend_below(fig, [ax])
-    return fig
+    """METG vs the study's parameter per (simulated system, node count), beside the paper's figure
+    of the same node count; None before any METG."""
+    curves, paper = {}, {}
+    for nodes in node_counts(result):
+        cells = {system: [(v, result.cell(system, label)) for v, label in values_at(result, nodes)]
+                 for system in result.systems}
+        curves[nodes] = {system: [(v, c.seconds) for v, c in points if c.seconds is not None]
+                         for system, points in cells.items()}
+        paper[nodes] = {label: sorted(points.items(), key=lambda vs: float(vs[0]))
+                        for label, points in published_at(study, result, nodes).items()}
+    return plots.simulated_metg_vs_parameter(study, result.name, result.params["simulated"]["platform"], curves, paper)
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,24 @@
 """The sweep of a campaign whose runs are deterministic (a simulated one): a bisection towards
-the threshold's crossing instead of the measured sweep's plan (measure/sweep/plan.py).
+the threshold's crossing instead of the adaptive plan (measure/sweep/adaptive.py).
 
 A simulated run gives the same result every time (docs/simulation.md), so what the measured
 plan spends against noise (tries, repetitions, every coarse size down to a quarter of the
 threshold) decides nothing there, and each run of a large simulated machine costs minutes. This
-plan runs the start size first (the campaign's peak, as in the measured plan: the efficiencies
-are read against it), then looks for the crossing among exactly the sizes the measured plan
+plan runs the start size first (the campaign's peak, as in the adaptive plan: the efficiencies
+are read against it), then looks for the crossing among exactly the sizes the adaptive plan
 would end on (fine_grid: its coarse steps of `factor`, each cut into `refine_points` + 1 as its
 polish round cuts the step that crosses), and stops when two neighbours of that grid bracket
-the threshold. Those are the two sizes the measured plan crosses between on a monotone curve,
+the threshold. Those are the two sizes the adaptive plan crosses between on a monotone curve,
 so the fit (measure/metg/fit.py) reads the same METG from fewer runs.
 
 Where it looks first: the -iter where the previous node count's METG crossed (SweepParams.seeds,
-set by metg_simulated.py): the curve moves little from one node count to the next, so the seed
+set by commands/metg_simulated.py): the curve moves little from one node count to the next, so the seed
 and one neighbour usually bracket it (3 runs with the peak's). From the seed it gallops (1, 2,
 4... grid steps) until the crossing is bracketed, then halves the bracket; without a seed it
-halves the whole grid (compute_bound's 32 sizes: 6 probes at most, where the measured plan
+halves the whole grid (compute_bound's 32 sizes: 6 probes at most, where the adaptive plan
 makes 8 or 9 runs).
 
-Like the measured planner, its decisions depend only on the results of the runs it planned, so
+Like the adaptive planner, its decisions depend only on the results of the runs it planned, so
 a resumed campaign replays the same plan over its stored runs (the seed is stored with it).
 """
 
@@ -30,14 +30,14 @@ from dataclasses import dataclass
 
 from taskbench.measure.metg.methods import CurvePoint
 from taskbench.measure.sweep.params import SweepParams
-from taskbench.measure.sweep.plan import Planner, refined_sizes, _SystemState
+from taskbench.measure.sweep.adaptive import AdaptivePlanner, refined_sizes, _SystemState
 
 PLAN = "bisect"  # SweepParams.plan
 
 
 def fine_grid(params: SweepParams) -> list[int]:
-    """The sizes the measured plan can end on, largest first: its coarse steps from the start
-    size (divided by `factor` down to `min_iter`, as sweep_plan's down phase does) and the sizes
+    """The sizes the adaptive plan can end on, largest first: its coarse steps from the start
+    size (divided by `factor` down to `min_iter`, as the adaptive plan's down phase does) and the sizes
     its polish round puts inside a step that crosses the threshold."""
     coarse = [max(params.start_iter, params.min_iter)]
     while coarse[-1] > params.min_iter:
@@ -82,8 +82,8 @@ class _Search:
     last: int = 0  # the index probed last
 
 
-class Bisection(Planner):
-    """sweep_plan.Planner's bookkeeping (tries, results, peaks, interleaving) with the sizes
+class Bisection(AdaptivePlanner):
+    """AdaptivePlanner's bookkeeping (tries, results, peaks, interleaving) with the sizes
     chosen by bisection; one try a unit, no added repetitions: a rerun would give the same."""
 
     def __init__(self, params: SweepParams, peaks, campaign: str = "", drift: dict | None = None):

@@ -9,7 +9,6 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from taskbench import provenance, units
 from taskbench.errors import EXIT_USAGE, UserError, did_you_mean
@@ -25,7 +24,7 @@ from taskbench.measure.analysis import analyze, below_floor
 from taskbench.measure.peak import load_peaks
 from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.measure.sweep.bisect import PLAN as BISECT, Bisection, expected_runs
-from taskbench.measure.sweep.plan import Planner
+from taskbench.measure.sweep.adaptive import AdaptivePlanner
 from taskbench.measure.traces import is_trace_run
 from taskbench.store.records import make_record
 
@@ -131,30 +130,21 @@ class Opened:
     continued: bool = False  # an unfinished campaign of the same request, which --resume did not name
 
 
-def open(store, kind: str, *, resume: str | None, new: Callable[[], tuple[str, dict]],
-         git_revision: str | None, latest: Callable[[], dict] | None = None,
-         accept: Callable[[dict], None] | None = None,
-         unfinished: Callable[[dict], dict | None] | None = None) -> Opened:
-    """Resumes, continues or creates the campaign a command executes, and claims it (no second
-    process executes it meanwhile) before anything runs.
+def resumed(store, target: dict) -> Opened:
+    """The campaign `--resume` continues (resume_target's, or a command's own choice, checked by
+    it first), claimed: no second process executes it meanwhile."""
+    store.claim(target["name"])
+    return Opened(target["name"], target["params"], target)
 
-    `resume` is --resume's value: "" for the latest unfinished campaign of `kind` (or `latest()`'s
-    choice), a name for that one, None for a new campaign; `accept` may refuse the one resumed
-    (UserError). A new campaign is `new()`'s (name, params), unless `unfinished(params)` finds an
-    unfinished campaign of the same request: that one is continued. A created campaign is
-    claimed first, so that a `--resume` of the latest unfinished campaign never picks it half made.
-    """
-    if resume is not None:
-        target = latest() if latest is not None and not resume else resume_target(store, kind, resume)
-        if accept is not None:
-            accept(target)
-        store.claim(target["name"])
-        return Opened(target["name"], target["params"], target)
-    name, params = new()
-    previous = unfinished(params) if unfinished is not None else None
-    if previous is not None:
-        store.claim(previous["name"])
-        return Opened(previous["name"], previous["params"], previous, continued=True)
+
+def created(store, kind: str, name: str, params: dict, git_revision: str | None,
+            unfinished: dict | None = None) -> Opened:
+    """A new campaign `name` of `params`, claimed before it is stored, so that a `--resume` of the
+    latest unfinished campaign never picks it half made; or, where the command found an
+    `unfinished` campaign of the same request, that one, continued."""
+    if unfinished is not None:
+        store.claim(unfinished["name"])
+        return Opened(unfinished["name"], unfinished["params"], unfinished, continued=True)
     store.claim(name)
     create(store, name, kind, params, git_revision)
     return Opened(name, params, None)
@@ -262,7 +252,7 @@ def drift_of(store, campaign: dict, params: SweepParams) -> dict[str, float]:
 
 
 def usual_runs(params: SweepParams) -> int:
-    """The runs of a sweep of the usual shape (measure/sweep/plan.py), before any has run here: per system,
+    """The runs of a sweep of the usual shape (measure/sweep/adaptive.py), before any has run here: per system,
     six sizes and the refined ones in every repetition, more tries at two sizes near the threshold,
     and repetitions of those two sizes added up to settle.MIN_REPS; a bisection's, its own."""
     if params.plan == BISECT:
@@ -295,8 +285,8 @@ def run_sweep(store, registry, name: str, params: SweepParams, console,
     systems = {n: registry.require_available(n) for n in params.systems}
     options = {n: sweep_options(system, params) for n, system in systems.items()}
     peaks = load_peaks(store, params.kernel, campaign["machine_id"], params.externals)
-    plan = Bisection if params.plan == BISECT else Planner
-    planner = plan(params, peaks, name, drift_of(store, campaign, params))
+    planner_class = Bisection if params.plan == BISECT else AdaptivePlanner
+    planner = planner_class(params, peaks, name, drift_of(store, campaign, params))
     stats = ExecutionStats()
     probes = Probes(store, registry.layout, name, params, console)
     if campaign["status"] == "done":  # it keeps the latency measured while it ran

@@ -1,4 +1,4 @@
-"""What a METG sweep is, as the planner (measure/sweep/plan.py), the campaign that runs it and the
+"""What a METG sweep is, as the planner (measure/sweep/adaptive.py), the campaign that runs it and the
 analysis that reads it back all see it: its parameters, stored with the campaign so that a
 resume runs the same sweep; the key each run is stored under; and which of a point's tries
 counts, so that the planner and the analysis read the same curve from the same runs.
@@ -59,7 +59,7 @@ class SweepParams:
     # --simulate and --nodes: the simulated platform the runs are on; None: real cores. Stored as
     # Simulation.params() (its file, the file's hash, the node count), read back without the file.
     simulation: Simulation | None = None
-    # Which plan picks the sizes: "adaptive" (measure/sweep/plan.py, against a noisy machine) or "bisect"
+    # Which plan picks the sizes: "adaptive" (measure/sweep/adaptive.py, against a noisy machine) or "bisect"
     # (measure/sweep/bisect.py: deterministic runs, a simulated campaign's), and where the bisection
     # looks first, {system: -iter} (the previous node count's crossing). Stored, so that a
     # resumed campaign replays the same plan; a campaign stored before them is "adaptive".

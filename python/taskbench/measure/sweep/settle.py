@@ -1,4 +1,4 @@
-"""Repetitions added where they narrow a METG's interval: the last phase of a sweep (measure/sweep/plan.py).
+"""Repetitions added where they narrow a METG's interval: the last phase of a sweep (measure/sweep/adaptive.py).
 
 A METG is read where the fitted efficiency crosses the threshold, between two sizes; runs
 anywhere else barely move it. So once a system's sweep is done, while its interval's half-width

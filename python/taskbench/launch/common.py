@@ -1,4 +1,4 @@
-"""What every launcher shares: the run's launch options, the plan a launcher returns, and the
+"""What every launcher shares: the run's launch options, the command a launcher returns, and the
 environment and flags common to all of them."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class LaunchOptions:
 
 
 @dataclass
-class LaunchPlan:
+class LaunchCommand:
     argv: list[str]
     env: dict[str, str]  # the full environment of the child process
     set_env: dict[str, str]  # what the harness added on top of its own environment (provenance)

@@ -1,18 +1,16 @@
-"""The studies' figures (matplotlib, Agg backend), one function per study; None when the stored
-runs cannot draw it yet."""
+"""The studies' figures, one function per study (the drawing only: each study's module says what
+its figure shows, from its stored runs); None when the data cannot draw it yet."""
 
 from __future__ import annotations
 
-import matplotlib
+import textwrap
 
-matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402  (after choosing the backend)
-
-from taskbench.plots import NOTE_GREY, legend_below, log_axis, new_figure, ring_unreliable, style  # noqa: E402
-from taskbench.plots.colors import color_for  # noqa: E402
-
+from taskbench.plots.colors import color_for
+from taskbench.plots.frame import NOTE_GREY, Figure, legend_below, log_axis, new_figure, ring_unreliable, style
 
 PUBLISHED = "published (Cori, SC20)"
+# One colour per node count of a simulated study, its systems told apart by their markers.
+NODE_SHADES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
 def draw_published(ax, series, what: str, linestyle: str = "--") -> None:
@@ -23,7 +21,7 @@ def draw_published(ax, series, what: str, linestyle: str = "--") -> None:
                 linewidth=0.9, color=NOTE_GREY, alpha=0.8, label=f"{what}: {label}")
 
 
-def imbalance(result, patterns, relative_to_balanced, label, published=None) -> Figure | None:
+def imbalance_cost(result, patterns, relative_to_balanced, label, published=None) -> Figure | None:
     """Time per unit of work relative to the balanced run vs imbalance, a panel per pattern;
     published ({pattern: [(label, [(imbalance, relative time)])]}) the paper's, drawn beside."""
     levels = sorted({p["imbalance"] for p in result.points()})
@@ -55,7 +53,7 @@ def imbalance(result, patterns, relative_to_balanced, label, published=None) -> 
     return fig
 
 
-def discovery(result, iterations, per_task) -> Figure | None:
+def discovery_per_task(result, iterations, per_task) -> Figure | None:
     """Discovery per task (solid) and task granularity (dashed) vs -iter, a line per system."""
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
@@ -82,17 +80,17 @@ def discovery(result, iterations, per_task) -> Figure | None:
     return fig
 
 
-def metg_vs_parameter(result, study) -> Figure | None:
-    """METG (with its 95% interval) vs the study's parameter, a line per system;
+def metg_vs_parameter(result, study, curves, published) -> Figure | None:
+    """METG (with its 95% interval) vs the study's parameter, a line per system (`curves`: {system:
+    [(value, METG cell)]}), the paper's (`published`: [(label, [(value, seconds)])]) beside them;
     the title carries the paper's figure number so the report says what it reproduces."""
-    from taskbench.studies.metg_results import series
     values = [value for value, _ in result.values()]
     position = {value: k for k, value in enumerate(values)}
     fig = new_figure(6.8, 4.4)
     ax = fig.add_subplot()
     drawn = False
     for i, system in enumerate(result.systems):
-        points = series(result, system)
+        points = curves.get(system)
         if not points:
             continue
         xs = [position[v] if study.categorical else v for v, _ in points]
@@ -109,7 +107,7 @@ def metg_vs_parameter(result, study) -> Figure | None:
         return None
     # Only the values this result has, placed as the measured ones are.
     paper = [(label, [(position[v] if study.categorical else v, m) for v, m in points if v in position])
-             for label, points in (study.published(paper_systems(result)) if study.published else [])]
+             for label, points in published]
     draw_published(ax, paper, PUBLISHED, "none" if study.categorical else "--")
     if study.categorical:
         ax.set_xticks(range(len(values)))
@@ -124,16 +122,60 @@ def metg_vs_parameter(result, study) -> Figure | None:
     return fig
 
 
-def paper_systems(result) -> tuple[str, ...]:
-    """The published systems a study's figure draws beside its own: the paper rows its systems run
-    (registry `paper_system`), or the paper's context rows where none runs one."""
-    from taskbench.reference import published
-    from taskbench.registry.catalog import registry_entries
-    entries = registry_entries()
-    return published.study_systems(entries[s].paper_system for s in result.systems if s in entries)
+def flops_vs_normalized_size(name, curves, missing, published, published_label, unit) -> Figure | None:
+    """The paper's Fig. 13: FLOP/s vs normalized problem size, a line per system (`curves`: {system:
+    [(normalized size, FLOP/s)]}, empty where it has none); the systems without a line are named under the title (`missing`:
+    {why: [systems]}), the paper's curves (Piz Daint: 12-core Xeon and P100) grey and dashed."""
+    fig = new_figure(6.4, 4.4)
+    ax = fig.add_subplot()
+    for i, (system, points) in enumerate(curves.items()):
+        if points:
+            ax.plot([x for x, _ in points], [y for _, y in points], label=system, color=color_for(system),
+                    **style(i))
+    if not ax.get_lines():
+        return None
+    draw_published(ax, published, published_label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("normalized problem size (-iter / largest -iter; published: FLOPs per step / MPI's largest)")
+    log_axis(ax, "y", unit, unit)
+    notes = [textwrap.fill(f"not drawn, {why}: {', '.join(names)}", 80) for why, names in missing.items()]
+    ax.set_title("\n".join([f"Fig. 13: {unit} vs normalized problem size, stencil_1d", name, *notes]), fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    legend_below(fig, [ax])
+    return fig
 
 
-def scaling(result, modes, axis, metg=None, floor=(), published=()) -> Figure | None:
+def simulated_metg_vs_parameter(study, name: str, platform: str, curves, published) -> Figure | None:
+    """METG vs the study's parameter, a solid line per (simulated system, node count) (`curves`:
+    {nodes: {system: [(value, seconds)]}}, every system, empty where it has no METG) and the paper's
+    figure of the same node count (`published`: {nodes: {label: [(value, seconds)]}}) dashed in the
+    same colour."""
+    fig = new_figure(7.2, 4.6)
+    ax = fig.add_subplot()
+    drawn = False
+    for k, (nodes, systems) in enumerate(curves.items()):
+        colour = NODE_SHADES[k % len(NODE_SHADES)]
+        for i, (system, points) in enumerate(systems.items()):
+            if points:
+                ax.plot([v for v, _ in points], [s for _, s in points], color=colour,
+                        label=f"SIMULATED {system}, {nodes} nodes", **style(i))
+                drawn = True
+        for label, points in published.get(nodes, {}).items():
+            ax.plot([v for v, _ in points], [s for _, s in points], linestyle="--", marker="x", linewidth=0.9,
+                    color=colour, alpha=0.8, label=f"published (Cori, SC20): {label}, {nodes} nodes")
+    if not drawn:
+        return None
+    if study.log_axis:
+        ax.set_xscale("log", base=2)
+    log_axis(ax, "y", "METG(50%)", "s")
+    ax.set_xlabel(study.parameter)
+    ax.set_title(f"SIMULATED ({platform}, SimGrid SMPI): {study.title}\n{name}", fontsize=8, color="black")
+    ax.grid(True, which="both", alpha=0.3, color=NOTE_GREY)
+    legend_below(fig, [ax])
+    return fig
+
+
+def weak_and_strong_scaling(result, modes, axis, metg=None, floor=(), published=()) -> Figure | None:
     """Time vs cores, a panel per mode (weak: flat is ideal; strong: 1/cores is ideal), a line
     per (system, -iter); and with `metg` ({system: [(cores, seconds)]}) a panel of METG(50%) vs
     cores, the no-runtime floor (`floor`, [(cores, seconds)]) drawn beside the systems; and with

@@ -1,4 +1,5 @@
-"""The METG sweep's plan: which problem sizes (-iter) to run, in what order, resumably.
+"""The METG sweep's adaptive plan (`--plan adaptive`, the default): which problem sizes (-iter)
+to run, in what order, resumably.
 
 Plan, per system, as a small state machine fed only by the results it has seen:
   up       the first size should be clearly efficient; while its median efficiency is below
@@ -76,7 +77,7 @@ class _SystemState:
     settled: str = ""  # how adding them ended, for the console
 
 
-class Planner:
+class AdaptivePlanner:
     def __init__(self, params: SweepParams, peaks: PeakTable, campaign: str = "", drift: dict | None = None):
         self.params = params
         self.peaks = peaks

@@ -9,7 +9,8 @@ to the simulated METG can be measured against its level rather than guessed.
   per-host limiter link, the cluster's limiter_link attribute).
 
 A switched platform is another platform: its file's hash is part of every campaign's machine, so
-its runs never mix with the base platform's."""
+its runs never mix with the base platform's. A tool of bench/simulation_sensitivity.py, beside
+it: the harness runs a switched platform as any other platform file (--simulate FILE)."""
 
 from __future__ import annotations
 

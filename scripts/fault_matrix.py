@@ -3,7 +3,8 @@ through the harness, and what the harness must have stored for it to count as ca
 
 tests/harness/test_fault_matrix.py and scripts/reliability_matrix.py (which writes
 docs/reliability.md) both take their faults, injection and verdicts from here, so the table in
-the docs is exactly what the tests check.
+the docs is exactly what the tests check. It stands here, beside that script and outside the
+package: no command of the harness uses it.
 
 Every fault is the core's TASKBENCH_FAULT switch (docs/spec.md §3), so it fires inside the
 system's own data path: in the worker thread or MPI rank that runs the task, never in a wrapper.
