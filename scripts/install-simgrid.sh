@@ -67,5 +67,6 @@ start=$SECONDS
 cmake --build "$work/build" --parallel "$jobs"
 echo "install-simgrid: built in $((SECONDS - start)) s; installing into $prefix"
 $sudo cmake --install "$work/build" >/dev/null
+$sudo mkdir -p "$(dirname "$marker")"
 echo "$version" | $sudo tee "$marker" >/dev/null
 echo "install-simgrid: SimGrid $version in $prefix (smpirun: $prefix/bin/smpirun)"
