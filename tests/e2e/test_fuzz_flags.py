@@ -34,9 +34,9 @@ import pytest
 from flag_lines import LineMaker, shown
 from line_cost import Run, cheap, parse_accepted, row_widths
 from systems import BIN, LARGE_ENGINES, SLOW_TO_START, System, registry, unavailable
-from test_smpi import SMALL as SMALL_PLATFORM
+from test_smpi import SMALL as SMALL_PLATFORM, SMPIRUN
 
-from taskbench.launch.smpirun import QUIET as SMPI_QUIET
+from taskbench.launch.smpirun import QUIET as SMPI_QUIET, smpirun_problem
 
 SEED = int(os.environ.get("TASKBENCH_FUZZ_SEED", "1"))
 LINES = int(os.environ.get("TASKBENCH_FUZZ_LINES", "40"))
@@ -93,7 +93,7 @@ class Launcher:
         if not self.ranks:
             return [binary, *system_args, *args]
         if self.simulated:  # on the test platform `small`, one node (tests/e2e/test_smpi.py)
-            return ["smpirun", *SMPI_QUIET, "-platform", str(SMALL_PLATFORM), "-hostfile",
+            return [str(SMPIRUN), *SMPI_QUIET, "-platform", str(SMALL_PLATFORM), "-hostfile",
                     str(self.directory / "hosts"), "-np", str(self.ranks), binary, *system_args, *args,
                     b"-expect-ranks", str(self.ranks)]
         flavor = self.system.entry.get("mpi")
@@ -283,8 +283,8 @@ def test_simulated_builds_started_both_ways(system, tmp_path):
     under smpirun with two simulated ranks, its flags are fuzzed as every system's are."""
     if reason := unavailable(system):
         pytest.skip(reason)
-    if shutil.which("smpirun") is None:
-        pytest.skip("no smpirun (apt-get install libsimgrid-dev)")
+    if problem := smpirun_problem(SMPIRUN):
+        pytest.skip(problem)
     alone = Launcher(system, tmp_path)
     maker = LineMaker(SEED * 1_000_003 + sum(system.name.encode()), {}, tmp_path)
     for args in [[b"-h"], [b"-bogus"], *(maker.line() for _ in range(20))]:

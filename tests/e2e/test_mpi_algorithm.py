@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from test_mpi import BIN, ENV, TIMEOUT, binary, launcher
-from test_smpi import CORES_PER_NODE, SMALL
+from test_smpi import CORES_PER_NODE, SMALL, SMPIRUN
 from taskbench.launch.smpirun import QUIET
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def smpi_actions(system, nodes, args, tmp_path):
     hostfile = tmp_path / "hosts"
     hostfile.write_text("".join(f"node-{n}\n" * CORES_PER_NODE for n in range(nodes)))
     trace = tmp_path / "trace.txt"
-    argv = ["smpirun", *QUIET, "-trace-ti", f"--cfg=tracing/filename:{trace}", "-platform", str(SMALL),
+    argv = [str(SMPIRUN), *QUIET, "-trace-ti", f"--cfg=tracing/filename:{trace}", "-platform", str(SMALL),
             "-hostfile", str(hostfile), "-np", str(ranks), str(exe), *args, "-expect-ranks", str(ranks)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path,
                          env=dict(ENV, TMPDIR=str(tmp_path)))

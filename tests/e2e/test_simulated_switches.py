@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from test_smpi import ENV, QUIET, ROOT, SMALL, binary
+from test_smpi import ENV, QUIET, ROOT, SMALL, SMPIRUN, binary
 
 sys.path.insert(0, str(ROOT / "bench"))
 from platform_switches import switched_text  # noqa: E402
@@ -19,7 +19,7 @@ def run(platform, args, tmp_path, nodes=2, cores=4):
     ranks = nodes * cores
     (tmp_path / "hosts").write_text("".join(f"node-{n}\n" * cores for n in range(nodes)))
     report = tmp_path / "report.json"
-    argv = ["smpirun", *QUIET, "-platform", str(platform), "-hostfile", str(tmp_path / "hosts"), "-np", str(ranks),
+    argv = [str(SMPIRUN), *QUIET, "-platform", str(platform), "-hostfile", str(tmp_path / "hosts"), "-np", str(ranks),
             str(binary("mpi_p2p_smpi")), *args, "-expect-ranks", str(ranks), "-nodes", str(nodes), "-json", str(report)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path,
                          env=dict(ENV, TMPDIR=str(tmp_path)))

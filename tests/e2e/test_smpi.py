@@ -9,17 +9,20 @@ every run, and fail as any run does when the fault switch corrupts an output."""
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
-from taskbench.launch.smpirun import QUIET  # noqa: E402  (the harness's smpirun options)
+from taskbench.launch.common import HELPER_DIR  # noqa: E402
+from taskbench.launch.smpirun import QUIET, smpirun_problem  # noqa: E402  (the harness's smpirun options)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("TASKBENCH_BUILD_DIR", ROOT / "build")) / "bin"
+# The smpirun of the SimGrid the build compiled against (systems/common/mpi/flavors.cmake), as the
+# harness runs it: never another one on PATH.
+SMPIRUN = BIN.parent / HELPER_DIR / "smpirun"
 SMALL = ROOT / "python" / "taskbench" / "hosts" / "platforms" / "small.xml"
 CORES_PER_NODE = 4  # small.xml's
 ENV = {k: v for k, v in os.environ.items() if k != "TASKBENCH_FAULT"}
@@ -30,8 +33,8 @@ def binary(system):
     path = BIN / system
     if not path.exists():
         pytest.skip(f"{path.name} is not built (the configure summary says why: SMPI)")
-    if shutil.which("smpirun") is None:
-        pytest.skip("no smpirun (apt-get install libsimgrid-dev)")
+    if problem := smpirun_problem(SMPIRUN):
+        pytest.skip(problem)
     return path
 
 
@@ -41,7 +44,7 @@ def simulate(system, nodes, args, tmp_path, env=ENV):
     hostfile = tmp_path / "hosts"
     hostfile.write_text("".join(f"node-{n}\n" * CORES_PER_NODE for n in range(nodes)))
     report = tmp_path / "report.json"
-    argv = ["smpirun", *QUIET, "-platform", str(SMALL), "-hostfile", str(hostfile),
+    argv = [str(SMPIRUN), *QUIET, "-platform", str(SMALL), "-hostfile", str(hostfile),
             "-np", str(ranks), str(binary(system)), *args, "-expect-ranks", str(ranks), "-nodes", str(nodes),
             "-json", str(report)]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path,

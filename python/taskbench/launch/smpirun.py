@@ -4,18 +4,24 @@ smpirun starts one process, which loads one copy of the program per rank and run
 turn on simulated hosts: the platform file's (--simulate), a rank on each core of its first
 --nodes hosts (the hostfile, written into the run's folder with smpirun's per-rank copies of the
 program). The core is told the node count (-nodes), as across real hosts. SimGrid's own lines
-are kept to errors (-quiet, and --log thresholds): a run's stderr is the system's."""
+are kept to errors (-quiet, and --log thresholds): a run's stderr is the system's.
+
+The smpirun is the build's: the SimGrid a build compiled its SMPI programs against (the system's,
+or TASKBENCH_SIMGRID_ROOT's) is linked by CMake beside the build's other helpers
+(libexec/taskbench/smpirun), and never another one on PATH: a program built against SimGrid 4.1
+would otherwise load into 3.32's libsimgrid."""
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from taskbench.errors import EXIT_USAGE, UserError
 from taskbench.launch.mpi_common import EXPECT_RANKS_FLAG
-from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, merged_env, program
+from taskbench.launch.common import LaunchOptions, LaunchCommand, base_environment, helper_path, merged_env, program
 
 LAUNCHER = "smpirun"
 # SimGrid's lines below errors off: a rank that ends the run (a bad flag: exit 2) makes it warn
@@ -32,7 +38,23 @@ MAX_MAP_COUNT = Path("/proc/sys/vm/max_map_count")
 
 
 def why_not_here(system) -> str:
-    return "" if shutil.which(LAUNCHER) else "no smpirun on PATH (apt-get install libsimgrid-dev)"
+    return smpirun_problem(build_smpirun(system))
+
+
+def build_smpirun(system) -> Path:
+    """The smpirun of the SimGrid the system's build was compiled against (systems/common/mpi/flavors.cmake)."""
+    return helper_path(system, LAUNCHER)
+
+
+def smpirun_problem(path: Path) -> str:
+    """Why the build's smpirun at `path` cannot run ("" when it can)."""
+    if path.is_symlink() and not path.exists():
+        return (f"the SimGrid this build was compiled against is gone ({path} -> {os.readlink(path)}): "
+                "reinstall it, or re-run CMake with another TASKBENCH_SIMGRID_ROOT")
+    if not path.exists():
+        return (f"this build records no smpirun ({path}): re-run CMake, which links the smpirun of the "
+                "SimGrid it compiles against (apt-get install libsimgrid-dev, or TASKBENCH_SIMGRID_ROOT)")
+    return ""
 
 
 def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
@@ -58,7 +80,7 @@ def command(system, flags: list[str], options: LaunchOptions) -> LaunchCommand:
     hostfile = folder / "hostfile"
     hostfile.write_text(simulation.platform.hostfile(simulation.nodes))
     set_env = base_environment(system, options)
-    argv = [shutil.which(LAUNCHER) or LAUNCHER, *QUIET, "-platform", str(simulation.platform.path),
+    argv = [str(build_smpirun(system)), *QUIET, "-platform", str(simulation.platform.path),
             "-hostfile", str(hostfile), "-np", str(ranks),
             *program(system), *flags, EXPECT_RANKS_FLAG, str(ranks)]
     if "-nodes" not in flags:

@@ -61,15 +61,58 @@ endfunction()
 # taskbench_find_smpi(<TARGET>): SimGrid's SMPI, the MPI whose ranks run on a simulated platform.
 # What its smpicxx wrapper does, as a target: SMPI's mpi.h, libsimgrid, and a program linked as a
 # shared object (smpirun loads one copy of it per rank, so that each rank has its own globals).
+#
+# Which SimGrid: the system's (Debian's libsimgrid-dev), or the one installed at
+# TASKBENCH_SIMGRID_ROOT (scripts/install-simgrid.sh: /opt/simgrid-VERSION), searched there only.
+# The smpirun found beside it is the one the harness runs: the build links it as
+# libexec/taskbench/smpirun (python/taskbench/launch/smpirun.py), so that programs built against
+# one SimGrid never run under another's smpirun.
+set(TASKBENCH_SIMGRID_ROOT "" CACHE PATH
+    "Prefix of the SimGrid the SMPI builds use (include/, lib/, bin/smpirun), e.g. /opt/simgrid-4.1 from scripts/install-simgrid.sh; empty: the system's")
 function(taskbench_find_smpi target)
   set(${target}_FOUND FALSE PARENT_SCOPE)
-  find_path(TASKBENCH_SMPI_INCLUDE_DIR smpi/smpi.h DOC "the folder that holds SimGrid's smpi/smpi.h")
-  find_library(TASKBENCH_SIMGRID_LIBRARY simgrid DOC "SimGrid's library")
-  find_program(TASKBENCH_SMPIRUN smpirun DOC "SimGrid's smpirun")
+  set(link ${TASKBENCH_HELPER_DIR}/smpirun)
+  file(REMOVE ${link})  # a build without SMPI, or with another SimGrid, keeps no stale one
+  set(root "${TASKBENCH_SIMGRID_ROOT}")
+  if(NOT root STREQUAL "${_TASKBENCH_SIMGRID_ROOT_SEARCHED}")  # another SimGrid: search again
+    unset(TASKBENCH_SMPI_INCLUDE_DIR CACHE)
+    unset(TASKBENCH_SIMGRID_LIBRARY CACHE)
+    unset(TASKBENCH_SMPIRUN CACHE)
+    set(_TASKBENCH_SIMGRID_ROOT_SEARCHED "${root}" CACHE INTERNAL "TASKBENCH_SIMGRID_ROOT of the last search")
+  endif()
+  if(root)
+    set(only_there NO_DEFAULT_PATH)
+  endif()
+  find_path(TASKBENCH_SMPI_INCLUDE_DIR smpi/smpi.h PATHS ${root}/include ${only_there}
+            DOC "the folder that holds SimGrid's smpi/smpi.h")
+  find_library(TASKBENCH_SIMGRID_LIBRARY simgrid PATHS ${root}/lib ${root}/lib64 ${only_there}
+               DOC "SimGrid's library")
+  find_program(TASKBENCH_SMPIRUN smpirun PATHS ${root}/bin ${only_there} DOC "SimGrid's smpirun")
   if(NOT TASKBENCH_SMPI_INCLUDE_DIR OR NOT TASKBENCH_SIMGRID_LIBRARY OR NOT TASKBENCH_SMPIRUN)
+    if(root)  # asked for by name: never another SimGrid in its place
+      message(FATAL_ERROR "TASKBENCH_SIMGRID_ROOT=${root} holds no whole SimGrid (include/smpi/smpi.h: "
+              "${TASKBENCH_SMPI_INCLUDE_DIR}, lib/libsimgrid: ${TASKBENCH_SIMGRID_LIBRARY}, bin/smpirun: "
+              "${TASKBENCH_SMPIRUN}); scripts/install-simgrid.sh VERSION installs one")
+    endif()
     set(${target}_REASON "no SimGrid (smpi/smpi.h, libsimgrid and smpirun)" PARENT_SCOPE)
     return()
   endif()
+  # The headers' version and smpirun's must be one SimGrid's (a smpirun of another install first
+  # on PATH would load these programs into another libsimgrid).
+  file(STRINGS ${TASKBENCH_SMPI_INCLUDE_DIR}/simgrid/version.h header_version
+       REGEX "define SIMGRID_VERSION_STRING")
+  string(REGEX REPLACE ".*\"(.*)\".*" "\\1" header_version "${header_version}")
+  execute_process(COMMAND ${TASKBENCH_SMPIRUN} -version OUTPUT_VARIABLE run_version ERROR_QUIET
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT run_version STREQUAL header_version)
+    set(${target}_REASON "${TASKBENCH_SMPIRUN} is '${run_version}' but ${TASKBENCH_SMPI_INCLUDE_DIR} holds '${header_version}' (set TASKBENCH_SIMGRID_ROOT)" PARENT_SCOPE)
+    return()
+  endif()
+  file(MAKE_DIRECTORY ${TASKBENCH_HELPER_DIR})
+  file(CREATE_LINK ${TASKBENCH_SMPIRUN} ${link} SYMBOLIC)
+  install(PROGRAMS ${link} DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/taskbench)
+  string(REPLACE "SimGrid version " "" version "${header_version}")
+  taskbench_component_note(SMPI "SimGrid ${version}, ${TASKBENCH_SMPIRUN}")
   add_library(${target} INTERFACE IMPORTED GLOBAL)
   set_target_properties(${target} PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${TASKBENCH_SMPI_INCLUDE_DIR}/smpi;${TASKBENCH_SMPI_INCLUDE_DIR}"
