@@ -25,11 +25,7 @@ RankGraph::RankGraph(const taskbench::TaskGraph& g, int rank, int ranks)
       buffers_(g, first_, end_),
       plans_(build_plans(g, layout_, rank, tag_limit(), buffers_)),
       input_bytes_(static_cast<size_t>(g.max_dependencies()), g.output_bytes()),
-      requests_(plans_.max_requests, MPI_REQUEST_NULL) {
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-}
-
-RankGraph::~RankGraph() { MPI_Comm_free(&comm_); }
+      requests_(plans_.max_requests, MPI_REQUEST_NULL) {}
 
 void RankGraph::check_last_row() const {
   const long t = graph_.timesteps() - 1;
@@ -41,10 +37,10 @@ void RankGraph::exchange(const StepPlan& plan) {
   const int bytes = static_cast<int>(buffers_.output_bytes());  // Session caps it at INT_MAX
   int n = 0;
   for (const Message& m : plan.receives)
-    MPI_Irecv(m.data, bytes, MPI_BYTE, m.peer, m.tag, comm_, &requests_[n++]);
+    MPI_Irecv(m.data, bytes, MPI_BYTE, m.peer, m.tag, MPI_COMM_WORLD, &requests_[n++]);
   for (const Copy& c : plan.copies) std::memcpy(c.to, c.from, buffers_.output_bytes());
   for (const Message& m : plan.sends)
-    MPI_Isend(m.data, bytes, MPI_BYTE, m.peer, m.tag, comm_, &requests_[n++]);
+    MPI_Isend(m.data, bytes, MPI_BYTE, m.peer, m.tag, MPI_COMM_WORLD, &requests_[n++]);
   MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE);
 }
 
