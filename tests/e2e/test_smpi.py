@@ -207,6 +207,9 @@ def test_a_bad_flag_is_the_core_s_one_line_and_a_run_writes_nothing_on_stderr(tm
     prints "Execution failed with code 2." of its own on stdout)."""
     out, _ = simulate("mpi_p2p_smpi", 1, ["-no-such-flag"], tmp_path)
     assert out.returncode == 2
-    assert out.stderr == "taskbench: unknown flag '-no-such-flag' (-h lists the flags)\n"
+    # SimGrid 4.1 prints this line of its own (a plain fprintf, past every log threshold; 3.32
+    # and 3.35 log it as a warning) when a rank exits before MPI_Init: the simulator's line.
+    simgrid_exit_line = "Process called exit when leaving - Skipping cleanups\n"
+    assert out.stderr.replace(simgrid_exit_line, "") == "taskbench: unknown flag '-no-such-flag' (-h lists the flags)\n"
     out, _ = simulate("mpi_bulk_smpi", 2, ["-steps", "3", "-width", "8", "-type", "stencil_1d"], tmp_path)
     assert out.returncode == 0 and "Total Tasks 24" in out.stdout and out.stderr == ""
