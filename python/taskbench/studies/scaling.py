@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from taskbench import plots, provenance, units
 from taskbench.hosts.description import first_hosts
 from taskbench.hosts.facts import described
+from taskbench.reference import published
 from taskbench.studies.metg_preset import MetgStudy, Sweep
+from taskbench.studies.metg_results import series
 from taskbench.studies.preset import GridRun, Study, members, paper_systems
 from taskbench.studies.results import StudyResult, cell
 from taskbench.studies.taskbench_paper import TASK_BENCH
@@ -121,7 +123,6 @@ def metg_points(result: StudyResult) -> dict[str, list[tuple[int, float]]]:
     """(cores, METG seconds) per system where its C-core sweep found one: the figure's lines."""
     if result.metg is None:
         return {}
-    from taskbench.studies.metg_results import series
     return {system: [(c, m.seconds) for c, m in series(result.metg, system)] for system in result.systems}
 
 
@@ -247,7 +248,8 @@ def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[
 def findings(result: StudyResult) -> list[str]:
     iterations, counts = _axis(result)
     if len(counts) < 2:
-        return [f"one {'host' if hosts_of(result) else 'core'} available: nothing to scale over"] + metg_findings(result)
+        alone = f"one {'host' if hosts_of(result) else 'core'} available: nothing to scale over"
+        return [alone] + metg_findings(result)
     lines = []
     top = counts[-1]
     for mode in MODES:
@@ -266,7 +268,6 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
-    from taskbench.reference import published
     return plots.weak_and_strong_scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
                                          published.metg_vs_nodes("stencil_1d", paper_systems(result)))
 
