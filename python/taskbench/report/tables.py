@@ -81,8 +81,8 @@ def notes_below_table(analysis) -> list[str]:
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items() if (processor, count) in used]
-    return (lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
-            + drift_lines(analysis))
+    return (lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis)
+            + simulated_lines(analysis) + drift_lines(analysis))
 
 
 def drift_lines(analysis) -> list[str]:
@@ -121,8 +121,8 @@ def hosts_lines(analysis) -> list[str]:
     cluster = getattr(analysis.params, "cluster", None)
     if not cluster:
         return []
-    lines = [f"{c.system} per host (processes / tasks): {per_host(c.hosts) if c.hosts else 'not reported by the system'}"
-             for c in analysis.curves.values()]
+    lines = [f"{c.system} per host (processes / tasks): "
+             f"{per_host(c.hosts) if c.hosts else 'not reported by the system'}" for c in analysis.curves.values()]
     try:
         test_cluster = all(ipaddress.ip_address(h.address) in TEST_HOSTS for h in cluster.hosts)
     except ValueError:
