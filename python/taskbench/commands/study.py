@@ -8,7 +8,7 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 from __future__ import annotations
 
 from taskbench import provenance, report, studies, units
-from taskbench.commands.metg_sweep import warn_if_noisy
+from taskbench.commands.metg.sweep import warn_if_noisy
 from taskbench.console import Fit
 from taskbench.commands.options import (add_simulate_options, cluster_from, count, positive_float, positive_int,
                                         simulated_nodes)

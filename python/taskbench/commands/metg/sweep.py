@@ -1,5 +1,5 @@
 """One METG campaign of `taskbench metg`, opened (new, or resumed), swept, shown and stored:
-what the measured command does once and the simulated one once per node count (metg_simulated.py),
+what the measured command does once and the simulated one once per node count (simulated.py),
 with the same SweepParams (each node count's made from the first with dataclasses.replace)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from taskbench import provenance, units
-from taskbench.commands import short_steps
+from taskbench.commands.metg import short_steps
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.launch.runner import run_once
 from taskbench.measure import analysis_cache, traces
@@ -82,7 +82,8 @@ def _run(ctx, name: str, params: SweepParams):
 def _show(ctx, analysis) -> None:
     """The METG table, the answer under it, and where the peaks came from."""
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
-    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold, analysis.params.reps))
+    fit = metg_fit(analysis.params.threshold, analysis.params.reps)
+    ctx.console.table(campaign_title(analysis), columns, rows, fit)
     if not ctx.console.quiet:
         for line in answer(analysis):
             ctx.console.line(line)
