@@ -1,6 +1,6 @@
 """Every study preset by name (`taskbench study NAME`), and how one is planned into a campaign and
-run, resumably. Adding a preset: its module, its figure in plots/study_figures.py, and its place in
-PRESETS.
+run, resumably. Adding a preset: its module in presets/, its figure in plots/study_figures.py,
+and its place in PRESETS.
 
 Planned once, when the campaign is created: which requested systems can run here (the others
 are kept with their reason, for the table), which of them can give a breakdown, and the exact
@@ -27,9 +27,10 @@ from taskbench.hosts.description import Cluster, first_hosts
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
-from taskbench.studies import discovery, gpu_offload, imbalance, metg_execute, scaling, taskbench_paper
+from taskbench.studies import metg_execute
 from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import GridRun, Study
+from taskbench.studies.presets import discovery, gpu_offload, imbalance, scaling, taskbench_paper
 from taskbench.studies.results import fastest
 
 KIND = "study"

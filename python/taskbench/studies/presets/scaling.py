@@ -32,7 +32,7 @@ from taskbench.studies.metg_preset import MetgStudy, Sweep
 from taskbench.studies.metg_results import series
 from taskbench.studies.preset import GridRun, Study, members, paper_systems
 from taskbench.studies.results import StudyResult, cell
-from taskbench.studies.taskbench_paper import TASK_BENCH
+from taskbench.studies.presets.taskbench_paper import TASK_BENCH
 
 NAME = "scaling"
 # One role (registry key `studies`): every system it compares scales alike.

@@ -29,7 +29,7 @@ from taskbench.reference import published
 from taskbench.registry import registry_entries
 from taskbench.studies.preset import GridRun, Study
 from taskbench.studies.results import StudyResult, cell
-from taskbench.studies.taskbench_paper import TASK_BENCH
+from taskbench.studies.presets.taskbench_paper import TASK_BENCH
 
 # Their roles (registry key `studies`), in table order: the CPU line of Fig. 13 every GPU
 # system's best is compared with; MPI+CUDA with 1 and with 4 ranks per GPU (the paper's w1 and
