@@ -12,15 +12,12 @@ from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_U
 from taskbench.launch.runner import run_once
 from taskbench.measure import analysis_cache, traces
 from taskbench.measure.analysis import results_record
-from taskbench.measure.noise import DISTURBED_CORES
+from taskbench.measure.noise import warn_if_noisy
 from taskbench.measure.sweep import campaign
 from taskbench.measure.sweep.params import SweepParams
 from taskbench.reference import published
 from taskbench.registry.external import add_externals
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
-
-BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
-
 
 def sweep(ctx, params: SweepParams | None, *, name: str | None, resume: str | None, trace: bool = False,
           reference: str | None = None, reference_nodes: list[int] | None = None):
@@ -124,14 +121,7 @@ def _warn_about_results(ctx, analysis, stats) -> None:
                 if stats.repeated_for_load else "")
     ctx.console.note(f"{units.count(stats.executed, 'run')} executed{repeated}, {stats.reused} reused from the "
                      f"store, {len(stats.failed)} failed")
-    warn_if_noisy(ctx, analysis.background_load, "campaign")
-
-
-def warn_if_noisy(ctx, background: float | None, what: str) -> None:
-    """A campaign or study whose runs shared the machine: its figures say less than they seem."""
-    if background is not None and background > BUSY_BACKGROUND:
-        ctx.console.warn(f"other processes used {background:.2f} cores on average while this {what} ran: its "
-                         "figures are noisy")
+    warn_if_noisy(ctx.console, analysis.background_load, "campaign")
 
 
 def exit_status(ctx, analysis, stats, strict: bool) -> int:
