@@ -7,8 +7,9 @@ from types import SimpleNamespace
 import pytest
 
 from taskbench import plots
-from taskbench.commands import compare, predict
+from taskbench.commands import predict
 from taskbench.errors import EXIT_UNRELIABLE, UserError
+from taskbench.measure import compare
 from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.studies.metg_results import MetgCell, ratio_findings
 
