@@ -96,7 +96,8 @@ def _campaign(args, ctx, study) -> str:
                                   None if args.campaign else execute.unfinished_like(store, params))
     if opened.stored is not None:
         done = "continuing the unfinished" if opened.continued else "resuming"
-        ctx.console.note(f"{done} {opened.name}: {units.count(execute.stored_runs(store, opened.stored), 'run')} already stored")
+        stored = units.count(execute.stored_runs(store, opened.stored), "run")
+        ctx.console.note(f"{done} {opened.name}: {stored} already stored")
     else:
         _announce(ctx, study, opened.name, opened.params, args.quick)
     return opened.name
