@@ -14,7 +14,7 @@ left out. Efficiency: weak t(1)/t(c), strong t(1)/(c x t(c)).
 Then METG vs cores (the paper's Fig. 9a, METG of stencil vs nodes, over one node's cores): a
 METG sweep per core count C (studies/metg_preset.py), stencil_1d, width = C, every run on C
 cores (C MPI ranks, or C threads). Each sweep is a campaign of its own, so the peak its
-efficiencies use comes from C-core runs only (measure/peak.py: its own runs or stored
+efficiencies use comes from C-core runs only (measure/peak/table.py: its own runs or stored
 `taskbench peak` runs at C cores), and it records the no-runtime floor of its graph at C workers
 (measure/placement.floor, bench/exchange_floor.cc), drawn and tabled beside the systems. One
 worker exchanges nothing: there is no floor at C = 1.
