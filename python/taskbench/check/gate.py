@@ -1,7 +1,16 @@
-"""What `taskbench check` measures: the systems it pairs, a candidate with its baseline (another
-build's binary as NAME@baseline, another suite's port, or the figures of a baseline file), and
-the check campaign: created, its cells sampled (sampling.py), judged, extended and confirmed
-(verdicts.py)."""
+"""What `taskbench check` measures and how it judges. Per system it compares a candidate (this
+build) with a baseline on three metrics, smaller is better: the time per task with the empty
+kernel (pure overhead), the time per task at a small grain (compute_bound, -iter 1024), and
+METG(50%). The baseline is another build's binaries (--baseline-build DIR, as NAME@baseline),
+another suite's port (--baseline-external), or a file a previous check saved (--baseline FILE).
+With a build or a port, both sides run interleaved, run by run, in one window: a slow minute of
+the machine hits both, which no stored figure can offer. The METGs pair as the grains' runs do:
+both sides run one grid of sizes (sampling.py, the runs).
+
+The verdicts come from regression.py (exact rank tests, Hodges-Lehmann intervals, Holm). A cell
+inconclusive only for its interval's width gets more sets of repetitions; a cell judged regressed
+or improved is measured once more, and its verdict stands only if the new repetitions alone say
+the same (verdicts.py)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,8 @@
 """`taskbench check`: did this change make small tasks slower? A regression gate for runtime
-developers' CI (docs/regression-gate.md).
-
-Per system it compares a candidate (this build) with a baseline on three metrics, smaller is
-better: the time per task with the empty kernel (pure overhead), the time per task at a small
-grain (compute_bound, -iter 1024), and METG(50%). The baseline is another build's binaries
-(--baseline-build DIR), another suite's port (--baseline-external), or a file a previous check
-saved (--baseline FILE). With a build or a port, both sides run interleaved, run by run, in one
-window: a slow minute of the machine hits both, which no stored figure can offer. The METGs pair
-as the grains' runs do: both sides run one grid of sizes (check/sampling.py, the runs).
-
-The verdicts come from check/regression.py (exact rank tests, Hodges-Lehmann intervals, Holm).
-A cell inconclusive only for its interval's width gets more sets of repetitions; a cell judged
-regressed or improved is measured once more, and its verdict stands only if the new repetitions
-alone say the same (check/verdicts.py). Exit 0: nothing regressed; 1: something did; 5:
-no regression seen, but some answer is inconclusive. This module is the command: its arguments,
-and what it prints and writes (check/outputs.py, and the baseline file of check/baseline.py);
-the systems it pairs and the campaign it measures are check/gate.py's.
+developers' CI (docs/regression-gate.md; what it measures and how it judges: check/gate.py). Exit
+0: nothing regressed; 1: something did; 5: no regression seen, but some answer is inconclusive.
+This module is the command: its arguments, and what it prints and writes (check/outputs.py, and
+the baseline file of check/baseline.py).
 """
 
 from __future__ import annotations

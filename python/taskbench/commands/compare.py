@@ -1,9 +1,6 @@
-"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern,
-with the ratio's range from the two 95% intervals (measure/compare.py: the ratios, what makes the
-two less comparable than they look, and what is never compared).
-
-A METG that its campaign marked unreliable keeps its mark here, and no B/A ratio is drawn from it
-(one line says which and why; exit EXIT_UNRELIABLE) unless --allow-unreliable."""
+"""`taskbench compare A B`: two stored METG campaigns side by side, B/A per system and pattern, as
+measure/compare.py draws it; a ratio not drawn from an unreliable METG is one line and exit
+EXIT_UNRELIABLE, unless --allow-unreliable."""
 
 from __future__ import annotations
 

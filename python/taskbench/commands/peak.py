@@ -1,16 +1,7 @@
-"""`taskbench peak`: measure and store this machine's peak FLOP/s or B/s for a kernel.
-
-Runs at a problem size far above any runtime overhead (trivial pattern, no dependencies), best
-of N, at every core count asked for (`--cores`, default 1 and all): the registry's one-core probe
-(`peak_probe = "one_core"`) for one core, the first available all-cores default system with C
-threads for C cores (measure/peak/runs.py). The peak at C cores is measured with C cores busy at
-once, never scaled from fewer (measure/peak/table.py says why). METG efficiencies are computed
-against these stored runs and the campaign's own best at C cores.
-
-`--gpu`: the GPU's peak at W task slots for each W of `--widths` (docs/gpu.md): the registry's GPU
-probe (`peak_probe = "gpu"`) running W independent one-warp tasks at once, each long enough that
-launches vanish.
-"""
+"""`taskbench peak`: measure and store this machine's peak FLOP/s or B/s for a kernel at every
+core count asked for (`--cores`, default 1 and all), or with `--gpu` the GPU's at each of
+`--widths` task slots (docs/gpu.md), as measure/peak/runs.py says. METG efficiencies are
+computed against these stored runs and the campaign's own best at C cores."""
 
 from __future__ import annotations
 
@@ -51,23 +42,18 @@ def main(args, ctx) -> int:
     cluster = cluster_from(args.hosts)
     steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     if cluster is not None:
-        for flag, value in (("--cores", args.cores), ("--systems", args.systems), ("--gpu", args.gpu)):
-            if value:
-                raise UserError(f"{flag} with --hosts: the peak across hosts is one count, every core of every "
-                                "host busy at once", EXIT_USAGE)
+        _refuse(args, ("cores", "systems", "gpu"), "with --hosts: the peak across hosts is one count, every core "
+                "of every host busy at once")
         points = hosts_peak_points(ctx.registry, cluster)
     elif args.gpu:
-        for flag, value in (("--cores", args.cores), ("--systems", args.systems)):
-            if value:
-                probe = ctx.registry.peak_probe("gpu")
-                runs = probe.name if probe is not None else "the registry's GPU probe"
-                raise UserError(f"{flag} is for a CPU peak: `taskbench peak --gpu` runs {runs} at each "
-                                "of --widths task slots", EXIT_USAGE)
+        probe = ctx.registry.peak_probe("gpu")
+        runs = probe.name if probe is not None else "the registry's GPU probe"
+        _refuse(args, ("cores", "systems"), f"is for a CPU peak: `taskbench peak --gpu` runs {runs} at each of "
+                "--widths task slots")
         points = gpu_peak_points(ctx.registry, args.widths)
         steps, factor = GPU_STEPS, GPU_ITER_FACTOR
-    elif args.widths:
-        raise UserError("--widths is for --gpu (a CPU peak's counts are --cores)", EXIT_USAGE)
     else:
+        _refuse(args, ("widths",), "is for --gpu (a CPU peak's counts are --cores)")
         points = peak_points(ctx.registry, args.systems, core_counts(args.cores))
     steps = args.steps if args.steps is not None else steps
     iterations = args.iter or kernel_info(args.kernel).start_iter * factor
@@ -107,6 +93,13 @@ def main(args, ctx) -> int:
             "cores", "best per core"
     ctx.console.table(title, ["system", count, "best", per, "median", "runs"], rows)
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK
+
+
+def _refuse(args, options: tuple[str, ...], why: str) -> None:
+    """An option the peak asked for takes no part in: one line, before anything runs."""
+    for option in options:
+        if getattr(args, option):
+            raise UserError(f"--{option} {why}", EXIT_USAGE)
 
 
 def _disturbed_note(ok: list[dict], total: int) -> str:

@@ -1,8 +1,9 @@
-"""How `taskbench peak` measures: the (system, cores) points it runs (the registry's one-core
-probe for one core, an all-cores default system for more, the GPU probe at each width, the
-across-hosts probe on every core of a cluster description's hosts), each run's flags (independent
-tasks far above any runtime overhead), and the peak campaign that runs them, best of N. What
-counts as the peak of stored runs is table.py's."""
+"""How `taskbench peak` measures: at a problem size far above any runtime overhead (trivial
+pattern, no dependencies), best of N, the registry's one-core probe (`peak_probe = "one_core"`)
+for one core, the first available all-cores default system with C threads for C cores, measured
+with C cores busy at once, never scaled from fewer (table.py says why); with --gpu, the
+registry's GPU probe (`peak_probe = "gpu"`) running W independent one-warp tasks at once, each
+long enough that launches vanish; with --hosts, the across-hosts probe on every core."""
 
 from __future__ import annotations
 
