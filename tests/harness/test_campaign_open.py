@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from taskbench.commands.study import _resume_target
 from taskbench.errors import UserError
 from taskbench.measure.sweep import campaign
 from taskbench.store import Store
+from taskbench.studies.execute import resume_target
 
 
 @pytest.fixture
@@ -46,9 +46,9 @@ def test_a_study_resumes_its_own_latest_and_refuses_another_studys(store):
     campaign.create(store, "s1", "study", {"study": "imbalance"}, None)
     campaign.create(store, "s2", "study", {"study": "discovery"}, None)
     imbalance = SimpleNamespace(name="imbalance")
-    assert _resume_target(store, imbalance, "")["name"] == "s1"
+    assert resume_target(store, imbalance, "")["name"] == "s1"
     with pytest.raises(UserError, match="campaign 's2' is a discovery study, not imbalance"):
-        _resume_target(store, imbalance, "s2")
+        resume_target(store, imbalance, "s2")
 
 
 def test_an_unfinished_campaign_of_the_same_request_is_continued(store):

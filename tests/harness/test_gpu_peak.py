@@ -7,7 +7,7 @@ import shutil
 import pytest
 from harness_helpers import REPO
 
-from taskbench.commands.peak import GPU_ITER_FACTOR, GPU_STEPS, peak_flags
+from taskbench.measure.peak.runs import GPU_ITER_FACTOR, GPU_STEPS, peak_flags
 from taskbench.measure.kernels import kernel_info
 from taskbench.registry import gpu
 from taskbench.store import Store

@@ -14,8 +14,8 @@ from taskbench.hosts import facts as host_facts
 from taskbench.hosts.description import first_hosts, read_cluster
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
-from taskbench.studies import execute, scaling
-from taskbench.studies import PRESETS
+from taskbench.studies import PRESETS, execute
+from taskbench.studies.presets import scaling
 
 
 def local_cluster(tmp_path, cores=(2, 1, 4)):

@@ -303,7 +303,7 @@ def test_few_steps_warn_with_the_figure(cli, bin_dir):
 
 
 def test_the_fixed_cost_of_a_run_and_the_steps_that_hide_it():
-    from taskbench.commands import short_steps
+    from taskbench.commands.metg import short_steps
     # serial, 20 steps at -iter 64: 5.95 µs; one step: 2.24 µs -> 0.195 µs a step, 2.05 µs fixed
     fixed, step = short_steps.fixed_cost(20, 5.95e-6, 1, 2.245e-6)
     assert step == pytest.approx(1.95e-7) and fixed == pytest.approx(2.05e-6)
@@ -542,14 +542,13 @@ def test_a_one_host_cluster_is_one_host(cli, bin_dir, tmp_path):
 
 
 def test_the_simulated_table_gives_the_wall_time_its_note_gave(capsys):
-    from taskbench.commands import metg_simulated
     from taskbench.console import Console
+    from taskbench.report.tables import against_nodes_table
     summary = SimpleNamespace(seconds=2e-6, low=None, high=None, text_status="", mark="")
     params = SimpleNamespace(threshold=0.5, reps=1, pattern="stencil_1d", graphs=1)
     analysis = SimpleNamespace(params=params, runs=[{"wall_seconds": 0.788}],
                                curves={"mpi_p2p_smpi": SimpleNamespace(summary=summary)})
-    ctx = SimpleNamespace(console=Console(quiet=False), registry=None)
-    metg_simulated._show_against_nodes(ctx, "small", [(1, analysis, 1.75)], None)
+    Console(quiet=False).table(*against_nodes_table("small", [(1, analysis, 1.75)], None, None, quiet=False))
     out = capsys.readouterr()
     assert "1.75 s" in out.out + out.err and "788 ms" not in out.out + out.err
 

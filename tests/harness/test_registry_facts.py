@@ -9,7 +9,7 @@ import pytest
 from harness_helpers import REPO
 
 from taskbench import studies
-from taskbench.commands.peak import peak_points
+from taskbench.measure.peak.runs import peak_points
 from taskbench.errors import UserError
 from taskbench.registry import Registry, read_entries, read_registry_file
 from taskbench.registry.locations import Layout

@@ -25,7 +25,7 @@ from taskbench.registry import registry_entries
 from taskbench.report import write_report
 from taskbench.store import Store
 from taskbench.studies import PRESETS, results
-from taskbench.studies.taskbench_paper import RADICES
+from taskbench.studies.presets.taskbench_paper import RADICES
 
 SYSTEMS = ("serial", "openmp_for")
 STUDY = "deps"
@@ -337,7 +337,7 @@ def test_an_interrupted_campaign_reads_interrupted():
 
 
 def test_the_papers_figures_are_cited_for_their_graph():
-    from taskbench.studies.taskbench_paper import SYSTEMS
+    from taskbench.studies.presets.taskbench_paper import SYSTEMS
     assert "390 ns" not in SYSTEMS.paper and "4.58 µs (MPI)" in SYSTEMS.paper
 
 

@@ -8,7 +8,7 @@ from harness_helpers import is_png
 
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
-from taskbench.studies import discovery, imbalance
+from taskbench.studies.presets import discovery, imbalance
 
 
 def _rows(out: str) -> list[list[str]]:

@@ -13,7 +13,8 @@ from taskbench import provenance
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
 from taskbench.store import Store
-from taskbench.studies import PRESETS, execute, gpu_offload, results
+from taskbench.studies import PRESETS, execute, results
+from taskbench.studies.presets import gpu_offload
 
 NO_DEVICE = "no usable CUDA device (libcuda.so.1, the NVIDIA driver, is not installed)"
 REGISTRY = FakeRegistry(*(FakeSystem(n) for n in ("mpi_p2p", "mpi_cuda", "mpi_cuda_w4", "cuda", "mpi_cuda_resident",

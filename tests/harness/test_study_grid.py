@@ -7,7 +7,8 @@ from taskbench import studies
 from taskbench.errors import UserError
 from taskbench.registry import Registry
 from taskbench.registry.locations import find_layout
-from taskbench.studies import discovery, execute, imbalance
+from taskbench.studies import execute
+from taskbench.studies.presets import discovery, imbalance
 from taskbench.studies.preset import GridRun
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from taskbench.measure.system_report import breakdown_of, discovery_of
 from taskbench.report.tables import breakdown_table
-from taskbench.studies import discovery, imbalance
+from taskbench.studies.presets import discovery, imbalance
 from taskbench.studies.results import StudyResult, fastest
 
 

@@ -6,7 +6,8 @@ from harness_helpers import FakeRegistry, FakeSystem
 
 from taskbench.errors import UserError
 from taskbench.measure.sweep.params import SweepParams
-from taskbench.studies import metg_execute, scaling, taskbench_paper
+from taskbench.studies import metg_execute
+from taskbench.studies.presets import scaling, taskbench_paper
 
 
 REGISTRY = FakeRegistry(FakeSystem("serial"), FakeSystem("native"), FakeSystem("ray", heavy=True),

@@ -11,7 +11,8 @@ from taskbench.launch import LaunchOptions
 from taskbench.measure.sweep.campaign import sweep_options
 from taskbench.measure.sweep.params import SweepParams, run_key
 from taskbench.store import Store
-from taskbench.studies import execute, results, scaling
+from taskbench.studies import execute, results
+from taskbench.studies.presets import scaling
 
 REGISTRY = FakeRegistry(FakeSystem("native"), FakeSystem("openmp_for"), FakeSystem("mpi_p2p"),
                         FakeSystem("gone", False, "binary missing"))

@@ -20,6 +20,7 @@ from rich.console import Console as RichConsole
 from harness_helpers import REPO
 from taskbench.commands import compare, run
 from taskbench.console import Console, Fit, cut_to, table_layout
+from taskbench.measure.compare import compare_rows
 from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.registry import Registry
 from taskbench.registry.install_hint import install_hint
@@ -132,7 +133,7 @@ def test_failures_and_breakdown_tables_fit(analysis, width):
 def test_compare_leaves_the_graphs_to_the_title(analysis, width):
     other = SimpleNamespace(**{**vars(analysis), "name": "metg-stencil_1d-compute_bound-20240102-120000"})
     columns = ["system", "A pattern/kernel", "B pattern/kernel", "METG(50%) A", "METG(50%) B", "B/A", "A and B"]
-    rows, _ = compare.compare_rows(analysis, other)
+    rows, _ = compare_rows(analysis, other)
     text = render("compare", columns, rows, compare.compare_fit(0.5), width)
     assert "stencil_1d/compute_bound" not in text and "METG A" in text
     assert_fits(text, width, words_of("system", "METG", "B/A", *(c for row in rows for c in row[3:])))

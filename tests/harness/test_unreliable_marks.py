@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from taskbench import plots
-from taskbench.commands import compare, predict
 from taskbench.errors import EXIT_UNRELIABLE, UserError
+from taskbench.measure import compare, predict_metg
 from taskbench.measure.metg.methods import MetgSummary, MetgValue
 from taskbench.studies.metg_results import MetgCell, ratio_findings
 
@@ -58,14 +58,14 @@ def test_predict_refuses_an_unreliable_stored_metg(monkeypatch):
     ctx = SimpleNamespace(store=store, read_only=False,
                           console=SimpleNamespace(note=lambda *_: None, warn=lambda *_: None))
     analysis = SimpleNamespace(curves=B.curves, params=B.params, nodes=1)
-    monkeypatch.setattr(predict, "analyze", lambda _store, _name: analysis)
+    monkeypatch.setattr(predict_metg, "analyze", lambda _store, _name: analysis)
     with pytest.raises(UserError) as refused:
-        predict._stored_metg(ctx, "native", None, allow_unreliable=False)
+        predict_metg.stored_metg(ctx, "native", None, allow_unreliable=False)
     assert refused.value.exit_code == EXIT_UNRELIABLE
     assert str(refused.value) == (f"native: no prediction: its METG in campaign 'b' is unreliable ({DISAGREE}); "
                                   "--allow-unreliable draws it anyway")
-    assert predict._stored_metg(ctx, "native", None, allow_unreliable=True) == 3e-6
-    assert predict._stored_metg(ctx, "openmp_for", "b", allow_unreliable=False) == 4e-6
+    assert predict_metg.stored_metg(ctx, "native", None, allow_unreliable=True) == 3e-6
+    assert predict_metg.stored_metg(ctx, "openmp_for", "b", allow_unreliable=False) == 4e-6
 
 
 class Study:

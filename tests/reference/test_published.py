@@ -89,7 +89,7 @@ def test_predict_takes_the_published_metg_per_node_count():
 
 
 def test_the_dependencies_study_draws_the_papers_fig10_series():
-    from taskbench.studies.taskbench_paper import DEPENDENCIES, RADICES
+    from taskbench.studies.presets.taskbench_paper import DEPENDENCIES, RADICES
     series = dict(DEPENDENCIES.published(published.CONTEXT_SYSTEMS))
     assert set(series) == {published.label_of(s) for s in published.CONTEXT_SYSTEMS} == {"MPI", "Charm++", "OpenMP task"}
     assert [r for r, _ in series["MPI"]] == list(RADICES)
@@ -97,7 +97,7 @@ def test_the_dependencies_study_draws_the_papers_fig10_series():
 
 
 def test_the_systems_patterns_and_graphs_studies_draw_the_papers_fig9_series():
-    from taskbench.studies.taskbench_paper import GRAPHS_STUDY, PATTERNS_STUDY, SYSTEMS
+    from taskbench.studies.presets.taskbench_paper import GRAPHS_STUDY, PATTERNS_STUDY, SYSTEMS
     assert dict(SYSTEMS.published(published.CONTEXT_SYSTEMS))["MPI"] == [("stencil_1d", 4.583e-06)]
     # nearest and spread of the paper's compute/ logs have 5 dependencies per task: "nearest r5" here
     assert dict(PATTERNS_STUDY.published(published.CONTEXT_SYSTEMS))["MPI"] == [("stencil_1d", 4.583e-06), ("fft", 5.702e-06),
@@ -106,7 +106,7 @@ def test_the_systems_patterns_and_graphs_studies_draw_the_papers_fig9_series():
 
 
 def test_the_communication_study_draws_the_papers_fig11_at_64_nodes():
-    from taskbench.studies.taskbench_paper import COMMUNICATION
+    from taskbench.studies.presets.taskbench_paper import COMMUNICATION
     series = dict(COMMUNICATION.published(published.CONTEXT_SYSTEMS))
     assert set(series) == {"MPI, 64 nodes, 4 graphs", "Charm++, 64 nodes, 4 graphs"}  # OpenMP is one node
     # 16 B: 140.3 us, the deciding size itself (the next smaller one ran coarser: no interpolation)
@@ -148,7 +148,7 @@ def test_a_study_figure_draws_the_paper_rows_its_systems_run():
     from types import SimpleNamespace
 
     from taskbench.studies.preset import paper_systems
-    from taskbench.studies.taskbench_paper import SYSTEMS
+    from taskbench.studies.presets.taskbench_paper import SYSTEMS
     assert paper_systems(SimpleNamespace(systems=["mpi_bulk", "native"])) == ("mpi_bulk_synchronous",)
     assert paper_systems(SimpleNamespace(systems=["native"])) == published.CONTEXT_SYSTEMS
     series = dict(SYSTEMS.published(paper_systems(SimpleNamespace(systems=["mpi_bulk", "mpi_p2p"]))))

@@ -66,6 +66,6 @@ def json_document(cells, form: str):
     for c in measured:
         half = (max(c.candidate_values) - min(c.candidate_values)) / 2 * NS
         extra = f"{len(c.candidate_values)} repetitions" + (f"; {c.verdict}: {c.why}" if c.verdict else "")
-        out.append({"name": f"{c.system}: {c.metric}", "unit": "ns", "value": round(_median(c.candidate_values) * NS, 3),
-                    "range": f"± {half:.4g}", "extra": extra})
+        out.append({"name": f"{c.system}: {c.metric}", "unit": "ns",
+                    "value": round(_median(c.candidate_values) * NS, 3), "range": f"± {half:.4g}", "extra": extra})
     return out

@@ -155,8 +155,8 @@ class Sampler:
         else:
             cell.candidate_values = [v.seconds for v in values[cell.system].values() if metg_grid.clean(v)]
         found = {side: sum(map(metg_grid.clean, values[side].values())) for side in sides}
-        never = {side: sum(1 for v in values[side].values() if v.status == "none" and v.note.startswith("never reaches"))
-                 for side in sides}
+        never = {side: sum(1 for v in values[side].values()
+                           if v.status == "none" and v.note.startswith("never reaches")) for side in sides}
         unclean = [f"{side}: only {found[side]} of {reps} repetitions cross 50% on the grid of "
                    f"{len(sizes)} sizes (-iter {sizes[-1]}-{sizes[0]}){_why_not(values[side].values())}"
                    for side in sides if found[side] < MIN_CLEAN_SHARE * reps]

@@ -1,16 +1,7 @@
-"""`taskbench peak`: measure and store this machine's peak FLOP/s or B/s for a kernel.
-
-Runs at a problem size far above any runtime overhead (trivial pattern, no dependencies), best
-of N, at every core count asked for (`--cores`, default 1 and all): the registry's one-core probe
-(`peak_probe = "one_core"`) for one core, the first available all-cores default system with C
-threads for C cores. The peak at C cores is
-measured with C cores busy at once, never scaled from fewer (measure/peak.py says why). METG
-efficiencies are computed against these stored runs and the campaign's own best at C cores.
-
-`--gpu`: the GPU's peak at W task slots for each W of `--widths` (docs/gpu.md): the registry's GPU
-probe (`peak_probe = "gpu"`) running W independent one-warp tasks at once, each long enough that
-launches vanish.
-"""
+"""`taskbench peak`: measure and store this machine's peak FLOP/s or B/s for a kernel at every
+core count asked for (`--cores`, default 1 and all), or with `--gpu` the GPU's at each of
+`--widths` task slots (docs/gpu.md), as measure/peak/runs.py says. METG efficiencies are
+computed against these stored runs and the campaign's own best at C cores."""
 
 from __future__ import annotations
 
@@ -18,20 +9,11 @@ import statistics
 
 from taskbench import provenance, units
 from taskbench.commands.options import cluster_from, counted_kernel, positive_float, positive_int
-from taskbench.errors import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
-from taskbench.launch import LaunchOptions
-from taskbench.measure.noise import disturbed
-from taskbench.measure.sweep import campaign
+from taskbench.errors import EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.measure.kernels import KERNELS, kernel_info, throughput, unit
-from taskbench.registry import gpu
-
-CPU_STEPS, CPU_ITER_FACTOR = 100, 4  # x the METG sweep's start -iter
-# The GPU's peak: the GPU probe (a CUDA system), W one-warp tasks per step. compute_bound -iter
-# 1<<22 (64x the sweep's start) is 128 x 2^22 = 5.4e8 FLOPs a task; one warp's two dependent FMA
-# chains per lane run at ~30 GFLOP/s on an H100 (a DFMA's latency, not the SM's FP64 rate, bounds
-# them), so a task is ~18 ms and 20 steps ~0.35 s: a launch's few µs, overlapped with the running
-# step, vanish.
-GPU_WIDTHS, GPU_STEPS, GPU_ITER_FACTOR = "16,64", 20, 64
+from taskbench.measure.noise import disturbed
+from taskbench.measure.peak.runs import (CPU_ITER_FACTOR, CPU_STEPS, GPU_ITER_FACTOR, GPU_STEPS, GPU_WIDTHS,
+                                         core_counts, gpu_peak_points, hosts_peak_points, peak_points, run_peak)
 
 
 def add_parser(subparsers, common):
@@ -56,140 +38,32 @@ def add_parser(subparsers, common):
     return p
 
 
-def core_counts(text: str | None) -> list[int]:
-    available = provenance.available_cores()
-    if not text:
-        return sorted({1, available})
-    try:
-        counts = sorted({int(c) for c in text.split(",") if c.strip()})
-    except ValueError:
-        raise UserError(f"--cores {text}: expected comma-separated core counts, e.g. 1,8,16") from None
-    if not counts or counts[0] < 1 or counts[-1] > available:
-        raise UserError(f"--cores {text}: each count must be between 1 and the {available} available cores")
-    return counts
-
-
-def peak_points(registry, names: str | None, counts: list[int]) -> list[tuple[object, int]]:
-    """(system, cores) pairs: every count on the systems that can run it."""
-    if names:
-        systems = [registry.require_available(n.strip()) for n in names.split(",") if n.strip()]
-        on_gpu = [s.name for s in systems if s.processor == "gpu"]
-        if on_gpu:
-            raise UserError(f"--systems {names}: {', '.join(on_gpu)} run on the GPU, whose peak is "
-                            "`taskbench peak --gpu --widths ...`")
-        points = [(s, c) for c in counts for s in systems if s.cores in ("all", c)]
-        if not points:
-            raise UserError(f"--systems {names} runs none of --cores {','.join(map(str, counts))} "
-                            "(a system with a fixed core count runs only that)")
-        return points
-    one_core = registry.peak_probe("one_core")
-    all_cores = sorted((s for s in registry
-                        if s.available and s.cores == "all" and s.launcher in ("local", "parsl_pools")),
-                       key=lambda s: (not s.default, s.name))
-    points = []
-    for c in counts:
-        if c == 1 and one_core is not None and one_core.available:
-            points.append((one_core, 1))
-        elif all_cores:
-            points.append((all_cores[0], c))
-        else:
-            raise UserError(f"no system available to measure the peak with {units.count(c, 'core')} "
-                            "(see `taskbench systems`)", EXIT_ENVIRONMENT)
-    return points
-
-
-def widths(text: str) -> list[int]:
-    try:
-        counts = sorted({int(w) for w in text.split(",") if w.strip()})
-    except ValueError:
-        counts = []
-    if not counts or counts[0] < 1:
-        raise UserError(f"--widths {text}: expected comma-separated positive widths, e.g. {GPU_WIDTHS}")
-    return counts
-
-
-def gpu_peak_points(registry, args) -> list[tuple[object, int]]:
-    """(the GPU probe, W) for each width: a clear error, before anything is stored, where no GPU
-    can be used."""
-    probe = registry.peak_probe("gpu")
-    for flag, value in (("--cores", args.cores), ("--systems", args.systems)):
-        if value:
-            runs = probe.name if probe is not None else "the registry's GPU probe"
-            raise UserError(f"{flag} is for a CPU peak: `taskbench peak --gpu` runs {runs} at each "
-                            "of --widths task slots", EXIT_USAGE)
-    counts = widths(args.widths or GPU_WIDTHS)
-    reason = gpu.cuda_device_problem()
-    if reason:
-        raise UserError(f"peak --gpu: {reason}", EXIT_ENVIRONMENT)
-    if probe is None:
-        raise UserError('peak --gpu: no registry entry has peak_probe = "gpu"', EXIT_ENVIRONMENT)
-    return [(registry.require_available(probe.name), w) for w in counts]
-
-
-def hosts_peak_points(registry, args, cluster) -> list[tuple[object, int]]:
-    """(the across-hosts probe, every core of the hosts): METG sweeps across these hosts are
-    measured against it, never against this machine's peak."""
-    for flag, value in (("--cores", args.cores), ("--systems", args.systems), ("--gpu", args.gpu)):
-        if value:
-            raise UserError(f"{flag} with --hosts: the peak across hosts is one count, every core of every "
-                            "host busy at once", EXIT_USAGE)
-    probe = registry.peak_probe("across_hosts")
-    if probe is None:
-        raise UserError('peak --hosts: no registry entry has peak_probe = "across_hosts"', EXIT_ENVIRONMENT)
-    return [(registry.require_available(probe.name), cluster.cores)]
-
-
-def peak_flags(kernel: str, width: int, steps: int, iterations: int) -> list[str]:
-    """One peak run: independent tasks (no dependencies), `width` of them at once."""
-    flags = ["-steps", str(steps), "-width", str(width), "-type", "trivial", "-kernel", kernel,
-             "-iter", str(iterations)]
-    scratch = kernel_info(kernel).scratch
-    return flags + (["-scratch", str(scratch)] if scratch else [])
-
-
 def main(args, ctx) -> int:
     cluster = cluster_from(args.hosts)
     steps, factor = CPU_STEPS, CPU_ITER_FACTOR
     if cluster is not None:
-        points = hosts_peak_points(ctx.registry, args, cluster)
+        _refuse(args, ("cores", "systems", "gpu"), "with --hosts: the peak across hosts is one count, every core "
+                "of every host busy at once")
+        points = hosts_peak_points(ctx.registry, cluster)
     elif args.gpu:
-        points = gpu_peak_points(ctx.registry, args)
+        probe = ctx.registry.peak_probe("gpu")
+        runs = probe.name if probe is not None else "the registry's GPU probe"
+        _refuse(args, ("cores", "systems"), f"is for a CPU peak: `taskbench peak --gpu` runs {runs} at each of "
+                "--widths task slots")
+        points = gpu_peak_points(ctx.registry, args.widths)
         steps, factor = GPU_STEPS, GPU_ITER_FACTOR
-    elif args.widths:
-        raise UserError("--widths is for --gpu (a CPU peak's counts are --cores)", EXIT_USAGE)
     else:
+        _refuse(args, ("widths",), "is for --gpu (a CPU peak's counts are --cores)")
         points = peak_points(ctx.registry, args.systems, core_counts(args.cores))
     steps = args.steps if args.steps is not None else steps
     iterations = args.iter or kernel_info(args.kernel).start_iter * factor
-    store = ctx.store
-    name = campaign.new_name(store, "peak", "gpu" if args.gpu else "", args.kernel)
-    store.claim(name)  # while it runs: `campaigns` tells a running campaign from an interrupted one
-    campaign.create(store, name, "peak", {"kernel": args.kernel, "systems": sorted({s.name for s, _ in points}),
-                                          "cores": [c for _, c in points], "iter": iterations, "steps": steps,
-                                          "reps": args.reps,
-                                          **({"hosts": campaign.hosts_params(cluster)} if cluster else {})},
-                    ctx.git_revision)
-    stats = campaign.ExecutionStats()
-    results = {(s.name, c): [] for s, c in points}
-    with ctx.console.progress(f"peak {args.kernel}") as bar:
-        bar.add(args.reps * len(points))
-        for rep in range(args.reps):
-            for system, cores in points:  # interleaved, like the sweeps
-                flags = peak_flags(args.kernel, cores, steps, iterations)
-                threads = cores if system.cores == "all" and system.threads_flag else None
-                options = LaunchOptions(cluster=cluster) if cluster else LaunchOptions(threads_per_rank=threads)
-                run = campaign.execute_one(store, system, flags, campaign=name,
-                                           key=f"{system.name}/cores={cores}/rep={rep}", rep=rep,
-                                           options=options, timeout=args.timeout,
-                                           git_revision=ctx.git_revision, stats=stats)
-                results[(system.name, cores)].append(run)
-                bar.advance(f"{system.name} x {cores}")
-    store.finish_campaign(name)
+    name, results, stats = run_peak(ctx, points, args.kernel, steps, iterations, args.reps, args.timeout,
+                                    cluster, args.gpu)
     figures = units.Figures(ctx.console.quiet)
     rows, bests = [], {}
     for (system, cores), runs in results.items():
         ok = [r for r in runs if r["status"] == "ok"]
-        quiet = [r for r in ok if not disturbed(r)]  # a disturbed run is never a peak (measure/peak.py)
+        quiet = [r for r in ok if not disturbed(r)]  # a disturbed run is never a peak (measure/peak/table.py)
         values = [throughput(r, args.kernel) for r in quiet]
         if not values:
             reasons = {r["reason"] for r in runs if r["status"] != "ok"}
@@ -219,6 +93,13 @@ def main(args, ctx) -> int:
             "cores", "best per core"
     ctx.console.table(title, ["system", count, "best", per, "median", "runs"], rows)
     return EXIT_RUNS_FAILED if stats.failed else EXIT_OK
+
+
+def _refuse(args, options: tuple[str, ...], why: str) -> None:
+    """An option the peak asked for takes no part in: one line, before anything runs."""
+    for option in options:
+        if getattr(args, option):
+            raise UserError(f"--{option} {why}", EXIT_USAGE)
 
 
 def _disturbed_note(ok: list[dict], total: int) -> str:

@@ -8,15 +8,15 @@ campaign of it, as `--resume` does: stored runs are reused, only the missing one
 from __future__ import annotations
 
 from taskbench import provenance, report, studies, units
-from taskbench.commands.metg_sweep import warn_if_noisy
 from taskbench.console import Fit
 from taskbench.commands.options import (add_simulate_options, cluster_from, count, positive_float, positive_int,
                                         simulated_nodes)
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_USAGE, UserError
 from taskbench.measure.sweep import campaign
 from taskbench.measure.analysis import background_load
+from taskbench.measure.noise import warn_if_noisy
 from taskbench.hosts.simulated import find as find_platform
-from taskbench.studies import execute, metg_execute, metg_results, results, simulated_study
+from taskbench.studies import execute, metg_results, results, simulated_study
 
 DEFAULT_RETRIES = 2
 
@@ -84,39 +84,23 @@ def _request(args, study, ctx) -> tuple[list[str], int, int]:
     return list(dict.fromkeys(systems)), reps, retries
 
 
-def _stored(store, target: dict) -> int:
-    """Runs already stored for a study campaign: its own, or its sweeps' for a METG study."""
-    return sum(len(store.runs(n)) for n in [target["name"], *metg_results.child_campaigns(target)]
-               if store.has_campaign(n))
-
-
 def _campaign(args, ctx, study) -> str:
     """The campaign the study executes: resumed, an unfinished one of the same request continued,
     or created; claimed before anything runs."""
     store = ctx.store
     if args.resume is not None:
-        opened = campaign.resumed(store, _resume_target(store, study, args.resume))
+        opened = campaign.resumed(store, execute.resume_target(store, study, args.resume))
     else:
         name, params = _new_campaign(args, ctx, study)
         opened = campaign.created(store, execute.KIND, name, params, ctx.git_revision,
                                   None if args.campaign else execute.unfinished_like(store, params))
     if opened.stored is not None:
         done = "continuing the unfinished" if opened.continued else "resuming"
-        ctx.console.note(f"{done} {opened.name}: {units.count(_stored(store, opened.stored), 'run')} already stored")
+        stored = units.count(execute.stored_runs(store, opened.stored), "run")
+        ctx.console.note(f"{done} {opened.name}: {stored} already stored")
     else:
         _announce(ctx, study, opened.name, opened.params, args.quick)
     return opened.name
-
-
-def _resume_target(store, study, resume: str) -> dict:
-    """The campaign `--resume [NAME]` continues: the named one, which must be of this study, or the
-    latest unfinished one of this study."""
-    target = campaign.resume_target(store, execute.KIND, resume) if resume else \
-        execute.latest_unfinished(store, study.name)
-    if target["params"].get("study") != study.name:
-        raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
-                        f"not {study.name}", EXIT_USAGE)
-    return target
 
 
 def _new_campaign(args, ctx, study) -> tuple[str, dict]:
@@ -129,14 +113,8 @@ def _new_campaign(args, ctx, study) -> tuple[str, dict]:
                         "srun inside a Slurm allocation)", EXIT_USAGE)
     if args.simulate:
         return name, _simulated_params(args, ctx, study, name)
-    if study.kind == "metg":
-        if cluster is not None:
-            raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
-                            "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
-        return name, metg_execute.campaign_params(study, ctx.registry, systems, args.quick, reps, args.timeout,
-                                                  provenance.available_cores(), name)
-    return name, execute.campaign_params(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps,
-                                         args.timeout, retries, name, cluster, args.launcher)
+    return name, execute.planned(study, ctx.registry, ctx.layout.build_dir, systems, args.quick, reps, args.timeout,
+                                 retries, name, cluster, args.launcher)
 
 
 def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
@@ -148,9 +126,10 @@ def _announce(ctx, study, name: str, params: dict, quick: bool) -> None:
     for note in params.get("notes", []):
         ctx.console.warn(note)
     reps = params["reps"]
-    size = (f"{units.count(len(params['sweeps']), 'METG sweep')} of {units.count(reps, 'repetition')}" if study.kind == "metg"
+    sweeps = units.count(len(params.get("sweeps", [])), "METG sweep")
+    size = (f"{sweeps} of {units.count(reps, 'repetition')}" if study.kind == "metg"
             else f"{len(params['grid'])} runs, best of {reps}"
-            + (f", then {units.count(len(params['sweeps']), 'METG sweep')}" if params.get("sweeps") else ""))
+            + (f", then {sweeps}" if params.get("sweeps") else ""))
     ctx.console.note(f"campaign {name}: study {study.name}{' (quick)' if quick else ''}, {size}; "
                      f"stored in {ctx.store.path}")
 
@@ -190,17 +169,11 @@ def main(args, ctx) -> int:
         report.check_html_path(args.html, ctx.console)
     name = _campaign(args, ctx, study)
     try:
-        params = ctx.store.campaign(name)["params"]
-        if simulated_study.is_simulated(params):
-            stats = simulated_study.run_sweeps(ctx.store, ctx.registry, params, ctx.console, ctx.git_revision)
-            ctx.store.finish_campaign(name)
-        elif study.kind == "metg":
-            stats = metg_execute.run(ctx.store, ctx.registry, name, ctx.console, ctx.git_revision)
-        else:
-            stats = execute.run(ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console, ctx.git_revision)
+        stats = execute.run_campaign(study, ctx.store, ctx.registry, ctx.layout.build_dir, name, ctx.console,
+                                     ctx.git_revision)
     except KeyboardInterrupt:
         # A METG study's runs are in its sweeps' campaigns: count those too.
-        stored = _stored(ctx.store, ctx.store.campaign(name))
+        stored = execute.stored_runs(ctx.store, ctx.store.campaign(name))
         raise UserError(f"interrupted: {stored} runs stored; re-run the same command "
                         f"or `{ctx.command('study', study.name, '--resume', name)}` to continue", EXIT_INTERRUPTED)
     result = results.load(ctx.store, name)
@@ -216,7 +189,7 @@ def main(args, ctx) -> int:
             ctx.console.line(line)
     ctx.console.note(f"{units.count(stats.executed, 'run')} executed, {stats.reused} reused from the store, "
                      f"{len(stats.failed)} failed")
-    warn_if_noisy(ctx, background, "study")
+    warn_if_noisy(ctx.console, background, "study")
     if args.html:
         # A METG study's sweeps are campaigns of their own: the report shows their curves (Fig. 7).
         names = [name] + metg_results.child_campaigns(result.campaign)

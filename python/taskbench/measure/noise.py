@@ -1,7 +1,8 @@
 """Was a stored run disturbed? Whether other processes took CPU from it while it ran
 (docs/harness.md, "Noise"), from its background load, the cores it used and those its machine
 left free. One judgement that the sweep's plan, the campaign, the analysis, the peak, a study's
-retries and the regression gate all ask; the runner only measures the load (RunOutcome)."""
+retries and the regression gate all ask; the runner only measures the load (RunOutcome). And the
+warning under a campaign or study whose runs, on average, shared the machine (warn_if_noisy)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,13 @@ def disturbed(run: dict) -> bool:
     system's, and are not repeated."""
     return (run.get("status") == "ok" and measurable(run)
             and (run.get("background_load") or 0) > DISTURBED_CORES + spare_cores(run))
+
+
+BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
+
+
+def warn_if_noisy(console, background: float | None, what: str) -> None:
+    """A campaign or study whose runs shared the machine: its figures say less than they seem."""
+    if background is not None and background > BUSY_BACKGROUND:
+        console.warn(f"other processes used {background:.2f} cores on average while this {what} ran: its figures "
+                     "are noisy")

@@ -181,5 +181,6 @@ def describe(probes: list[dict], seconds: float, sweep_seconds: float) -> str:
 def floor_failed_line(found: dict) -> str:
     systems = ", ".join(f"{system}'s {units.seconds(seconds)}" for system, seconds in found["failed"].items())
     return (f"the no-runtime floor measurement failed: its METG(50%) bound, "
-            f"{units.seconds(found['metg_lower_bound_seconds'])} (the lowest of {units.count(found['probes'], 'probe')}), "
+            f"{units.seconds(found['metg_lower_bound_seconds'])} "
+            f"(the lowest of {units.count(found['probes'], 'probe')}), "
             f"lies above {systems}; no x floor figure is drawn from it")

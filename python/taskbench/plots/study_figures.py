@@ -124,8 +124,9 @@ def metg_vs_parameter(result, study, curves, published) -> Figure | None:
 
 def flops_vs_normalized_size(name, curves, missing, published, published_label, unit) -> Figure | None:
     """The paper's Fig. 13: FLOP/s vs normalized problem size, a line per system (`curves`: {system:
-    [(normalized size, FLOP/s)]}, empty where it has none); the systems without a line are named under the title (`missing`:
-    {why: [systems]}), the paper's curves (Piz Daint: 12-core Xeon and P100) grey and dashed."""
+    [(normalized size, FLOP/s)]}, empty where it has none); the systems without a line are named
+    under the title (`missing`: {why: [systems]}), the paper's curves (Piz Daint: 12-core Xeon and
+    P100) grey and dashed."""
     fig = new_figure(6.4, 4.4)
     ax = fig.add_subplot()
     for i, (system, points) in enumerate(curves.items()):

@@ -29,8 +29,8 @@ def ports(entries) -> dict[str, list[str]]:
     return found
 
 
-def metg_table(pattern: str, graphs: int, kernel: str, nodes: list[int],
-               numeric: bool = False, ported: dict[str, list[str]] | None = None) -> tuple[str, list[str], list[list]] | str:
+def metg_table(pattern: str, graphs: int, kernel: str, nodes: list[int], numeric: bool = False,
+               ported: dict[str, list[str]] | None = None) -> tuple[str, list[str], list[list]] | str:
     """(title, columns, rows) of the paper's METG(50%) for this graph at these node counts (raw
     seconds where `numeric`, as -q gives the measured table), or the reason there is none. With
     `ported` (ports()), a column names the entries here that run each published system's port."""

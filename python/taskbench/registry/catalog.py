@@ -42,7 +42,7 @@ def registry_entries() -> dict[str, System]:
 
 def entry_processors(systems_dir: Path | None) -> dict[str, str]:
     """Each registry entry's processor by name, from the files alone: what a stored run of that
-    system ran on, for keying its peak (measure/peak.py)."""
+    system ran on, for keying its peak (measure/peak/table.py)."""
     return {name: system.processor for name, system in _cached_entries(systems_dir).items()}
 
 

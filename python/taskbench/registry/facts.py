@@ -1,7 +1,8 @@
 """The registry keys that are facts the harness's own code asks for, so that no module of it
 names a system: `color`, `heavy`, `killed_worker_reason`, `not_across_hosts`, `paper_system`,
-`peak_probe`, `simulates` and `studies` (docs/adding-a-system.md). Each is checked as its entry is read; the ones that bind entries
-together are checked across them: a file's entries drawn apart, one system per peak probe.
+`peak_probe`, `simulates` and `studies` (docs/adding-a-system.md). Each is checked as its entry
+is read; the ones that bind entries together are checked across them: a file's entries drawn
+apart, one system per peak probe.
 
 The registry owns a system's colour (its `color`, an index into PALETTE) so that a system keeps it
 in every figure and every campaign, whatever else a figure shows; plots/colors.py draws with it.
@@ -56,7 +57,8 @@ def check_facts(entry: dict, where: str) -> None:
         raise refuse("simulates", "must name the system this entry is the simulated build of")
     paper = entry.get("paper_system", "")
     if not isinstance(paper, str):
-        raise refuse("paper_system", "must be the published data's name of a system of the paper, e.g. \"mpi_nonblock\"")
+        raise refuse("paper_system",
+                     "must be the published data's name of a system of the paper, e.g. \"mpi_nonblock\"")
     studies = entry.get("studies", {})
     if not isinstance(studies, dict) or not all(isinstance(role, str) and role for role in studies.values()):
         raise refuse("studies", 'must be a table of study = "role", e.g. studies = { imbalance = "tasks" }')

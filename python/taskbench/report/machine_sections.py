@@ -57,7 +57,8 @@ def peaks_section(store) -> str:
             key = (r["system"], r.get("cores"))
             best[key] = max(best.get(key, 0), throughput(r, kernel) or 0)
         for (system, cores), value in sorted(best.items()):
-            rows.append([c["name"], kernel, system, cores, units.rate(value, unit(kernel)), c["machine"].get("hostname")])
+            rows.append([c["name"], kernel, system, cores, units.rate(value, unit(kernel)),
+                         c["machine"].get("hostname")])
     if not rows:
         return "<p class='muted'>No stored peak runs: efficiencies are relative to the best run of each campaign.</p>"
     return html_table(["campaign", "kernel", "system", "cores", "best", "host"], rows)

@@ -75,7 +75,8 @@ def metg_sweeps(result) -> list[tuple[str, str, object]]:
     for sweep in result.params["sweeps"]:
         if sweep["campaign"] in by_name:
             shown_as = sweep["campaign"].removeprefix(result.name + "-")
-            heading = f"{parameter} {sweep['value']}" + (f", {sweep['nodes']} nodes SIMULATED" if "nodes" in sweep else "")
+            heading = f"{parameter} {sweep['value']}"
+            heading += f", {sweep['nodes']} nodes SIMULATED" if "nodes" in sweep else ""
             heading += f" ({shown_as})" if shown_as != sweep["label"] else ""
             out.append((heading, shown_as, by_name[sweep["campaign"]]))
     return out

@@ -9,6 +9,7 @@ from taskbench.console import NOTES, Fit
 from taskbench.measure.placement import floor_failed_line
 from taskbench.measure.kernels import unit
 from taskbench.measure.system_report import BREAKDOWN_PARTS, breakdown_of
+from taskbench.reference import published
 
 
 def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
@@ -81,8 +82,8 @@ def notes_below_table(analysis) -> list[str]:
     lines = [f"peak with {units.count(count, noun)}: {units.rate(info['peak'], rate)}, from the {info['source']}"
              for processor, noun in (("cpu", "core"), ("gpu", "GPU slot"))
              for count, info in analysis.peaks.describe(processor).items() if (processor, count) in used]
-    return (lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis) + simulated_lines(analysis)
-            + drift_lines(analysis))
+    return (lines + [line for line in [floor_line(analysis)] if line] + hosts_lines(analysis)
+            + simulated_lines(analysis) + drift_lines(analysis))
 
 
 def drift_lines(analysis) -> list[str]:
@@ -121,8 +122,8 @@ def hosts_lines(analysis) -> list[str]:
     cluster = getattr(analysis.params, "cluster", None)
     if not cluster:
         return []
-    lines = [f"{c.system} per host (processes / tasks): {per_host(c.hosts) if c.hosts else 'not reported by the system'}"
-             for c in analysis.curves.values()]
+    lines = [f"{c.system} per host (processes / tasks): "
+             f"{per_host(c.hosts) if c.hosts else 'not reported by the system'}" for c in analysis.curves.values()]
     try:
         test_cluster = all(ipaddress.ip_address(h.address) in TEST_HOSTS for h in cluster.hosts)
     except ValueError:
@@ -132,6 +133,42 @@ def hosts_lines(analysis) -> list[str]:
                      "sharing this machine's cores and a software bridge, so these figures say nothing of a real "
                      "network (`taskbench predict` reasons about large node counts)")
     return lines
+
+
+def against_nodes_table(platform: str, results, reference: str | None, registry,
+                        quiet: bool) -> tuple[str, list[str], list[list]]:
+    """(title, columns, rows) of `taskbench metg --simulate`: METG per node count and system
+    (`results`: (nodes, analysis, wall seconds) per node count); with --reference, the paper's
+    figure of the paper row the system runs (registry `paper_system`) at each node count and the
+    simulated one's ratio to it."""
+    figures = units.Figures(quiet)
+    # The wall time is the one the note above the table said (the whole sweep, started to shown),
+    # never the sum of its runs' own times, which leaves out the harness between them.
+    columns = ["nodes", "system", "simulated METG", "95% interval", "wall time to simulate"]
+    if reference:
+        columns += ["paper row", published.LABEL, "simulated / published"]
+    rows = []
+    for nodes, analysis, wall in results:
+        for system, curve in analysis.curves.items():
+            s = curve.summary
+            if s.low is None:
+                interval = f"none ({units.count(analysis.params.reps, 'repetition')})"
+            else:
+                interval = f"{s.low}-{s.high}" if quiet else units.seconds_interval(s.seconds, s.low, s.high)
+            row = [nodes, system, figures.seconds(s.seconds) if s.seconds is not None else s.text_status + s.mark,
+                   interval, figures.seconds(wall)]
+            if reference:
+                paper_system = registry.get(system).paper_system
+                paper = published.metg_by_nodes(paper_system, analysis.params.pattern,
+                                                analysis.params.graphs).get(nodes) if paper_system else None
+                ratio = s.seconds / paper if paper and s.seconds else None
+                row += [published.label_of(paper_system) if paper_system else "none (not a paper port)",
+                        figures.seconds(paper) if paper else "not published",
+                        (ratio if quiet else f"{ratio:.2f}x") if ratio else ""]
+            rows.append(row)
+    title = (f"Simulated METG({results[0][1].params.threshold:.0%}) against nodes, platform {platform} "
+             "(SimGrid SMPI: simulated times, not measured)")
+    return title, columns, rows
 
 
 def per_host(hosts: dict) -> str:

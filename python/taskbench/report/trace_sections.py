@@ -59,7 +59,8 @@ def trace_section(store, analysis, figures, plots_trace, shown_as: str, level: i
             continue
         run, events = traced[system]
         if run["status"] != "ok":
-            notes.append(Note("warn", f"the traced run failed ({run['status']}: {run.get('reason')})", shown_as, system))
+            failed = f"the traced run failed ({run['status']}: {run.get('reason')})"
+            notes.append(Note("warn", failed, shown_as, system))
             continue
         if not events or not events.get("events"):
             notes.append(Note("warn", f"cannot trace (its run at -iter {run.get('iter')} wrote no task events)",

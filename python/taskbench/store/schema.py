@@ -72,7 +72,8 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS traces (  -- the task events of a run made with -trace (traces.py)
   run_id INTEGER PRIMARY KEY REFERENCES runs(id),
-  events TEXT NOT NULL             -- JSON: {"workers": [[pid, tid], ...], "events": [[w, graph, t, i, start_us, dur_us], ...]}
+  -- JSON: {"workers": [[pid, tid], ...], "events": [[w, graph, t, i, start_us, dur_us], ...]}
+  events TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_by_campaign ON runs(campaign);
 CREATE INDEX IF NOT EXISTS runs_by_kernel ON runs(kernel, status);

@@ -1,6 +1,6 @@
 """Every study preset by name (`taskbench study NAME`), and how one is planned into a campaign and
-run, resumably. Adding a preset: its module, its figure in plots/study_figures.py, and its place in
-PRESETS.
+run, resumably. Adding a preset: its module in presets/, its figure in plots/study_figures.py,
+and its place in PRESETS.
 
 Planned once, when the campaign is created: which requested systems can run here (the others
 are kept with their reason, for the table), which of them can give a breakdown, and the exact
@@ -27,9 +27,10 @@ from taskbench.hosts.description import Cluster, first_hosts
 from taskbench.measure.noise import disturbed
 from taskbench.measure.sweep import campaign
 from taskbench.registry.breakdown import why_no_breakdown, with_breakdown
-from taskbench.studies import discovery, gpu_offload, imbalance, metg_execute, scaling, taskbench_paper
+from taskbench.studies import metg_execute, metg_results, simulated_study
 from taskbench.studies.metg_preset import MetgStudy
 from taskbench.studies.preset import GridRun, Study
+from taskbench.studies.presets import discovery, gpu_offload, imbalance, scaling, taskbench_paper
 from taskbench.studies.results import fastest
 
 KIND = "study"
@@ -98,6 +99,50 @@ def latest_unfinished(store, study: str) -> dict:
     if not candidates:
         raise UserError(f"no unfinished {study} study in {store.path} to resume")
     return candidates[-1]
+
+
+def resume_target(store, study, resume: str) -> dict:
+    """The campaign `--resume [NAME]` continues: the named one, which must be of this study, or the
+    latest unfinished one of this study."""
+    target = campaign.resume_target(store, KIND, resume) if resume else latest_unfinished(store, study.name)
+    if target["params"].get("study") != study.name:
+        raise UserError(f"campaign '{target['name']}' is a {target['params'].get('study')} study, "
+                        f"not {study.name}", EXIT_USAGE)
+    return target
+
+
+def stored_runs(store, target: dict) -> int:
+    """Runs already stored for a study campaign: its own, or its sweeps' for a METG study."""
+    return sum(len(store.runs(n)) for n in [target["name"], *metg_results.child_campaigns(target)]
+               if store.has_campaign(n))
+
+
+def planned(study: Study | MetgStudy, registry, build_dir, systems: list[str], quick: bool, reps: int,
+            timeout: float, retries: int, name: str, cluster: Cluster | None, launcher: str | None) -> dict:
+    """A new campaign's params, on this machine or across `cluster`'s hosts: a METG study's sweeps
+    (metg_execute.py), a grid study's runs (campaign_params)."""
+    if study.kind != "metg":
+        return campaign_params(study, registry, build_dir, systems, quick, reps, timeout, retries, name, cluster,
+                               launcher)
+    if cluster is not None:
+        raise UserError(f"--hosts: study {study.name} runs on this machine only (a METG sweep across "
+                        "hosts: `taskbench metg --hosts FILE`)", EXIT_USAGE)
+    return metg_execute.campaign_params(study, registry, systems, quick, reps, timeout, provenance.available_cores(),
+                                        name)
+
+
+def run_campaign(study, store, registry, build_dir, name: str, console,
+                 git_revision: str | None) -> campaign.ExecutionStats:
+    """Runs what the study campaign `name` lacks, as it was planned: sweeps on a simulated
+    platform (simulated_study.py), a METG study's sweeps (metg_execute.py), or a grid (run)."""
+    params = store.campaign(name)["params"]
+    if simulated_study.is_simulated(params):
+        stats = simulated_study.run_sweeps(store, registry, params, console, git_revision)
+        store.finish_campaign(name)
+        return stats
+    if study.kind == "metg":
+        return metg_execute.run(store, registry, name, console, git_revision)
+    return run(store, registry, build_dir, name, console, git_revision)
 
 
 def _order(grid: list[GridRun], name: str) -> list[GridRun]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from taskbench import plots, units
+from taskbench.studies import metg_results
 from taskbench.studies.preset import paper_systems
 
 # Engines whose per-run start-up (a cluster, a JVM, a Python process pool) costs seconds (registry
@@ -59,16 +60,13 @@ class MetgStudy:
     # The report's study section (report/study_sections.py) asks every preset for these three.
     # A result run under --simulate is shown by simulated_study.shown_as's view instead.
     def table(self, result, figures: units.Figures = units.READABLE) -> tuple[list[str], list[list]]:
-        from taskbench.studies import metg_results
         return metg_results.table(result, self.parameter, figures)
 
     def findings(self, result) -> list[str]:
-        from taskbench.studies import metg_results
         return ([f"paper: {self.paper}"] + list(result.params.get("notes") or [])
                 + metg_results.ratio_findings(result, self.parameter))
 
     def figure(self, result):
-        from taskbench.studies import metg_results
         curves = {system: metg_results.series(result, system) for system in result.systems}
         return plots.metg_vs_parameter(result, self, curves,
                                        self.published(paper_systems(result)) if self.published else [])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from taskbench.errors import EXIT_ENVIRONMENT, UserError
+from taskbench.reference import published
 from taskbench.registry import registry_entries
 
 
@@ -37,7 +38,6 @@ def members(study: str, roles: tuple[str, ...], systems) -> list[str]:
 def paper_systems(result) -> tuple[str, ...]:
     """The published systems a study's figure draws beside its own: the paper rows its systems run
     (registry `paper_system`), or the paper's context rows where none runs one."""
-    from taskbench.reference import published  # its data read only when a figure is drawn
     entries = registry_entries()
     return published.study_systems(entries[s].paper_system for s in result.systems if s in entries)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from taskbench.studies import metg_results
 from taskbench.studies.preset import GridRun, point_key, roles_in
 
 
@@ -77,7 +78,6 @@ def load(store, name: str):
     """A study campaign's result: a StudyResult, or a MetgStudyResult for a METG study."""
     campaign = store.campaign(name)
     params = campaign["params"]
-    from taskbench.studies import metg_results
     if "grid" not in params:
         return metg_results.load(store, name)
     return StudyResult(campaign, [GridRun.from_dict(d) for d in params["grid"]], store.runs(name),

@@ -103,13 +103,15 @@ def run_sweeps(store, registry, params: dict, console, git_revision: str | None)
     for i, sweep in enumerate(params["sweeps"], 1):
         child = sweep["campaign"]
         if not store.has_campaign(child):
-            sweep_params = dataclasses.replace(SweepParams.from_dict(sweep["params"]), seeds=_seeds(found, sweep, before))
+            sweep_params = dataclasses.replace(SweepParams.from_dict(sweep["params"]),
+                                               seeds=_seeds(found, sweep, before))
             campaign.create(store, child, "metg", sweep_params.to_dict(), git_revision)
         else:
             sweep_params = SweepParams.from_dict(store.campaign(child)["params"])  # its own seeds
         if store.campaign(child)["status"] != "done":
             console.note(f"[{i}/{len(params['sweeps'])}] {params['study']} {sweep['label']} (SIMULATED, "
-                         f"{units.count(sweep['nodes'], 'node')}): {', '.join(sweep_params.systems)} -> campaign {child}")
+                         f"{units.count(sweep['nodes'], 'node')}): {', '.join(sweep_params.systems)} "
+                         f"-> campaign {child}")
             started = time.perf_counter()
             stats = campaign.run_sweep(store, registry, child, sweep_params, console, git_revision)
             console.note(f"{sweep['label']} simulated in {units.seconds(time.perf_counter() - started)} of wall time")

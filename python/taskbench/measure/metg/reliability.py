@@ -95,9 +95,10 @@ def judge(summary, deciding_runs: list[dict], threshold: float, max_half_width: 
     if load is not None and load[0] - 2 * load[1] > limit:
         left = limit - DISTURBED_CORES
         free = f" beyond the {left:g} {'core' if left == 1 else 'cores'} they left free" if left > 0 else ""
-        reasons.append(f"the {units.count(len(deciding_runs), 'run')} it was read from ({sizes_text(summary.deciding)}, "
-                       f"each repetition's counted try) ran beside other processes: {load[0]:.2f} ± {load[1]:.2f} "
-                       f"cores busy (/proc/stat over those runs; above {DISTURBED_CORES:g}{free})")
+        reasons.append(f"the {units.count(len(deciding_runs), 'run')} it was read from "
+                       f"({sizes_text(summary.deciding)}, each repetition's counted try) ran beside other "
+                       f"processes: {load[0]:.2f} ± {load[1]:.2f} cores busy (/proc/stat over those runs; above "
+                       f"{DISTURBED_CORES:g}{free})")
     return reasons
 
 

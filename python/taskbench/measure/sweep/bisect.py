@@ -12,7 +12,7 @@ the threshold. Those are the two sizes the adaptive plan crosses between on a mo
 so the fit (measure/metg/fit.py) reads the same METG from fewer runs.
 
 Where it looks first: the -iter where the previous node count's METG crossed (SweepParams.seeds,
-set by commands/metg_simulated.py): the curve moves little from one node count to the next, so the seed
+set by commands/metg/simulated.py): the curve moves little from one node count to the next, so the seed
 and one neighbour usually bracket it (3 runs with the peak's). From the seed it gallops (1, 2,
 4... grid steps) until the crossing is bracketed, then halves the bracket; without a seed it
 halves the whole grid (compute_bound's 32 sizes: 6 probes at most, where the adaptive plan

@@ -14,14 +14,14 @@ import time
 from dataclasses import replace
 
 from taskbench import report, units
-from taskbench.commands.metg_params import sweep_params
-from taskbench.commands.metg_sweep import exit_status, sweep
+from taskbench.commands.metg.params import sweep_params
+from taskbench.commands.metg.sweep import exit_status, sweep
 from taskbench.errors import EXIT_OK, EXIT_USAGE, UserError
 from taskbench.hosts.simulated import Simulation, find
 from taskbench.launch.smpirun import simulated_systems
 from taskbench.measure.sweep import campaign
 from taskbench.measure.sweep.bisect import crossings
-from taskbench.reference import published
+from taskbench.report.tables import against_nodes_table
 
 # Options that describe real machines, refused with --simulate: what to do instead.
 REAL_ONLY = {"default": "name the systems to simulate", "external": "an external command runs on this machine",
@@ -39,7 +39,7 @@ def _refuse_real_options(args) -> None:
 
 
 def main(args, ctx) -> int:
-    """A campaign per node count, each the same sweep (metg_params.py) on the platform's first N
+    """A campaign per node count, each the same sweep (params.py) on the platform's first N
     nodes, its width their cores unless --width, seeded from the previous count's crossings."""
     _refuse_real_options(args)
     platform = find(args.simulate)
@@ -63,41 +63,9 @@ def main(args, ctx) -> int:
         status = max(status, exit_status(ctx, analysis, stats, args.strict))
         results.append((nodes, analysis, wall))
         seeds = crossings(analysis)
-    _show_against_nodes(ctx, platform.name, results, args.reference)
+    ctx.console.table(*against_nodes_table(platform.name, results, args.reference, ctx.registry, ctx.console.quiet))
     if args.html:
         written = report.write_report(ctx.store, args.html, [a.name for _, a, _ in results], ctx.console,
                                       reference_nodes=node_counts if args.reference else None)
         ctx.console.note(f"report: {written}")
     return status
-
-
-def _show_against_nodes(ctx, platform: str, results, reference: str | None) -> None:
-    """METG per node count and system; with --reference, the paper's figure of the paper row the
-    system runs (registry `paper_system`) at each node count and the simulated one's ratio to it."""
-    figures = units.Figures(ctx.console.quiet)
-    # The wall time is the one the note above the table said (the whole sweep, started to shown),
-    # never the sum of its runs' own times, which leaves out the harness between them.
-    columns = ["nodes", "system", "simulated METG", "95% interval", "wall time to simulate"]
-    if reference:
-        columns += ["paper row", published.LABEL, "simulated / published"]
-    rows = []
-    for nodes, analysis, wall in results:
-        for system, curve in analysis.curves.items():
-            s = curve.summary
-            if s.low is None:
-                interval = f"none ({units.count(analysis.params.reps, 'repetition')})"
-            else:
-                interval = f"{s.low}-{s.high}" if ctx.console.quiet else units.seconds_interval(s.seconds, s.low, s.high)
-            row = [nodes, system, figures.seconds(s.seconds) if s.seconds is not None else s.text_status + s.mark,
-                   interval, figures.seconds(wall)]
-            if reference:
-                paper_system = ctx.registry.get(system).paper_system
-                paper = published.metg_by_nodes(paper_system, analysis.params.pattern,
-                                                analysis.params.graphs).get(nodes) if paper_system else None
-                ratio = s.seconds / paper if paper and s.seconds else None
-                row += [published.label_of(paper_system) if paper_system else "none (not a paper port)",
-                        figures.seconds(paper) if paper else "not published",
-                        (ratio if ctx.console.quiet else f"{ratio:.2f}x") if ratio else ""]
-            rows.append(row)
-    ctx.console.table(f"Simulated METG({results[0][1].params.threshold:.0%}) against nodes, platform {platform} "
-                      "(SimGrid SMPI: simulated times, not measured)", columns, rows)

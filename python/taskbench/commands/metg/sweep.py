@@ -1,5 +1,5 @@
 """One METG campaign of `taskbench metg`, opened (new, or resumed), swept, shown and stored:
-what the measured command does once and the simulated one once per node count (metg_simulated.py),
+what the measured command does once and the simulated one once per node count (simulated.py),
 with the same SweepParams (each node count's made from the first with dataclasses.replace)."""
 
 from __future__ import annotations
@@ -7,20 +7,17 @@ from __future__ import annotations
 import re
 
 from taskbench import provenance, units
-from taskbench.commands import short_steps
+from taskbench.commands.metg import short_steps
 from taskbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNS_FAILED, EXIT_UNRELIABLE, EXIT_USAGE, UserError
 from taskbench.launch.runner import run_once
 from taskbench.measure import analysis_cache, traces
 from taskbench.measure.analysis import results_record
-from taskbench.measure.noise import DISTURBED_CORES
+from taskbench.measure.noise import warn_if_noisy
 from taskbench.measure.sweep import campaign
 from taskbench.measure.sweep.params import SweepParams
 from taskbench.reference import published
 from taskbench.registry.external import add_externals
 from taskbench.report.tables import answer, campaign_title, metg_fit, metg_table, notes_below_table
-
-BUSY_BACKGROUND = DISTURBED_CORES  # a campaign's average load above which its figures are called noisy
-
 
 def sweep(ctx, params: SweepParams | None, *, name: str | None, resume: str | None, trace: bool = False,
           reference: str | None = None, reference_nodes: list[int] | None = None):
@@ -82,7 +79,8 @@ def _run(ctx, name: str, params: SweepParams):
 def _show(ctx, analysis) -> None:
     """The METG table, the answer under it, and where the peaks came from."""
     columns, rows = metg_table(analysis, numeric=ctx.console.quiet)
-    ctx.console.table(campaign_title(analysis), columns, rows, metg_fit(analysis.params.threshold, analysis.params.reps))
+    fit = metg_fit(analysis.params.threshold, analysis.params.reps)
+    ctx.console.table(campaign_title(analysis), columns, rows, fit)
     if not ctx.console.quiet:
         for line in answer(analysis):
             ctx.console.line(line)
@@ -123,14 +121,7 @@ def _warn_about_results(ctx, analysis, stats) -> None:
                 if stats.repeated_for_load else "")
     ctx.console.note(f"{units.count(stats.executed, 'run')} executed{repeated}, {stats.reused} reused from the "
                      f"store, {len(stats.failed)} failed")
-    warn_if_noisy(ctx, analysis.background_load, "campaign")
-
-
-def warn_if_noisy(ctx, background: float | None, what: str) -> None:
-    """A campaign or study whose runs shared the machine: its figures say less than they seem."""
-    if background is not None and background > BUSY_BACKGROUND:
-        ctx.console.warn(f"other processes used {background:.2f} cores on average while this {what} ran: its "
-                         "figures are noisy")
+    warn_if_noisy(ctx.console, analysis.background_load, "campaign")
 
 
 def exit_status(ctx, analysis, stats, strict: bool) -> int:

@@ -13,9 +13,10 @@ results; with --strict such a campaign exits EXIT_UNRELIABLE instead of 0.
 from __future__ import annotations
 
 from taskbench import report
-from taskbench.commands import metg_resume, metg_simulated
-from taskbench.commands.metg_params import PLANS, sweep_params
-from taskbench.commands.metg_sweep import exit_status, sweep
+from taskbench.commands.metg import simulated
+from taskbench.commands.metg.params import PLANS, sweep_params
+from taskbench.commands.metg.resume import refuse_what_it_would_ignore
+from taskbench.commands.metg.sweep import exit_status, sweep
 from taskbench.commands.options import (add_launch_options, add_simulate_options, count, counted_kernel, kernel_help,
                                        non_negative, pattern_help, percentage, percentage_or_zero, positive_int,
                                        simulated_nodes)
@@ -46,7 +47,9 @@ def add_parser(subparsers, common):
                    help="repetitions of the whole curve (3; simulated: 1, every repetition the same)")
     p.add_argument("--tries", type=positive_int,
                    help="runs of a size near the threshold per repetition; the fastest counts (3; simulated: 1)")
-    p.add_argument("--start-iter", type=positive_int, help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes the sweep go up)")
+    p.add_argument("--start-iter", type=positive_int,
+                   help="first -iter (default per kernel: 65536 for compute_bound; a system not efficient there makes "
+                        "the sweep go up)")
     p.add_argument("--refine", type=count, default=3, help="sizes added inside each bracketing step (3)")
     p.add_argument("--plan", choices=PLANS,
                    help="how the sizes are chosen: adaptive (coarse steps, refinement and tries against noise) or "
@@ -88,9 +91,9 @@ def add_parser(subparsers, common):
 def main(args, ctx) -> int:
     simulated_nodes(args, None)  # refuses --nodes without --simulate
     if args.resume is not None and not args.simulate:  # --simulate refuses --resume itself
-        metg_resume.refuse_what_it_would_ignore(args, add_parser)
+        refuse_what_it_would_ignore(args, add_parser)
     if args.simulate:
-        return metg_simulated.main(args, ctx)
+        return simulated.main(args, ctx)
     html = args.html or (DEFAULT_HTML if args.default else None)
     if html:
         report.check_html_path(html, ctx.console)

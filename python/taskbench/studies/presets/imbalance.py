@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import plots, units
+from taskbench.reference import published
 from taskbench.studies.preset import GridRun, Study, paper_systems, rep_major
 from taskbench.studies.results import StudyResult, cell
 
@@ -136,7 +137,6 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
-    from taskbench.reference import published
     # The SC20 paper's Fig. 12 is of nearest with 5 dependencies per task (4 graphs, one node).
     paper = {"nearest": published.imbalance_cost(result.axis("imbalance"), shown=paper_systems(result))}
     return plots.imbalance_cost(result, PATTERNS, relative_to_balanced, label, paper)

@@ -14,7 +14,7 @@ left out. Efficiency: weak t(1)/t(c), strong t(1)/(c x t(c)).
 Then METG vs cores (the paper's Fig. 9a, METG of stencil vs nodes, over one node's cores): a
 METG sweep per core count C (studies/metg_preset.py), stencil_1d, width = C, every run on C
 cores (C MPI ranks, or C threads). Each sweep is a campaign of its own, so the peak its
-efficiencies use comes from C-core runs only (measure/peak.py: its own runs or stored
+efficiencies use comes from C-core runs only (measure/peak/table.py: its own runs or stored
 `taskbench peak` runs at C cores), and it records the no-runtime floor of its graph at C workers
 (measure/placement.floor, bench/exchange_floor.cc), drawn and tabled beside the systems. One
 worker exchanges nothing: there is no floor at C = 1.
@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from taskbench import plots, provenance, units
 from taskbench.hosts.description import first_hosts
 from taskbench.hosts.facts import described
+from taskbench.reference import published
 from taskbench.studies.metg_preset import MetgStudy, Sweep
+from taskbench.studies.metg_results import series
 from taskbench.studies.preset import GridRun, Study, members, paper_systems
 from taskbench.studies.results import StudyResult, cell
-from taskbench.studies.taskbench_paper import TASK_BENCH
+from taskbench.studies.presets.taskbench_paper import TASK_BENCH
 
 NAME = "scaling"
 # One role (registry key `studies`): every system it compares scales alike.
@@ -121,7 +123,6 @@ def metg_points(result: StudyResult) -> dict[str, list[tuple[int, float]]]:
     """(cores, METG seconds) per system where its C-core sweep found one: the figure's lines."""
     if result.metg is None:
         return {}
-    from taskbench.studies.metg_results import series
     return {system: [(c, m.seconds) for c, m in series(result.metg, system)] for system in result.systems}
 
 
@@ -247,7 +248,8 @@ def table(result: StudyResult, figures=units.READABLE) -> tuple[list[str], list[
 def findings(result: StudyResult) -> list[str]:
     iterations, counts = _axis(result)
     if len(counts) < 2:
-        return [f"one {'host' if hosts_of(result) else 'core'} available: nothing to scale over"] + metg_findings(result)
+        alone = f"one {'host' if hosts_of(result) else 'core'} available: nothing to scale over"
+        return [alone] + metg_findings(result)
     lines = []
     top = counts[-1]
     for mode in MODES:
@@ -266,7 +268,6 @@ def findings(result: StudyResult) -> list[str]:
 
 
 def figure(result: StudyResult):
-    from taskbench.reference import published
     return plots.weak_and_strong_scaling(result, MODES, _axis(result), metg_points(result), floor_points(result),
                                          published.metg_vs_nodes("stencil_1d", paper_systems(result)))
 

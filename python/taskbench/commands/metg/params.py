@@ -57,7 +57,7 @@ def _systems(args, ctx, names: list[str] | None) -> tuple[list[str], dict]:
 def sweep_params(args, ctx, deterministic: bool = False, names: list[str] | None = None) -> SweepParams:
     """The sweep the options ask for. deterministic (--simulate): a repetition, a try, no added
     repetitions and a bisection unless told otherwise; its simulation and width are each node
-    count's (metg_simulated.py). names: the systems, where not the options' own."""
+    count's (simulated.py). names: the systems, where not the options' own."""
     info = kernel_info(args.kernel)
     try:
         extra = shlex.split(args.flags)

@@ -25,10 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taskbench import plots, provenance, units
+from taskbench.reference import published
 from taskbench.registry import registry_entries
 from taskbench.studies.preset import GridRun, Study
 from taskbench.studies.results import StudyResult, cell
-from taskbench.studies.taskbench_paper import TASK_BENCH
+from taskbench.studies.presets.taskbench_paper import TASK_BENCH
 
 # Their roles (registry key `studies`), in table order: the CPU line of Fig. 13 every GPU
 # system's best is compared with; MPI+CUDA with 1 and with 4 ranks per GPU (the paper's w1 and
@@ -183,7 +184,6 @@ def _w4_vs_w1(result: StudyResult) -> list[str]:
 def figure(result: StudyResult):
     """Fig. 13: FLOP/s vs normalized problem size, a line per system; the systems without a
     figure are named under the title."""
-    from taskbench.reference import published  # its data read only when a figure is drawn
     curves: dict[str, list[tuple[float, float]]] = {}
     missing: dict[str, list[str]] = {}
     for system in result.systems:

@@ -15,6 +15,7 @@ width = cores, as in the paper.
 
 from __future__ import annotations
 
+from taskbench.reference import published
 from taskbench.studies.metg_preset import MetgStudy, Sweep
 
 WIDE = 16
@@ -33,12 +34,6 @@ def default_systems(registry) -> list[str]:
     return [s.name for s in registry.defaults()]
 
 
-def _paper():
-    """The paper's published figures (taskbench.reference.published), read only when drawn."""
-    from taskbench.reference import published
-    return published
-
-
 SYSTEMS = MetgStudy(
     name="systems", title="METG(50%) of every system, stencil_1d, 1 node (paper Fig. 7 and Fig. 9a)",
     figure_number="Fig. 9a",
@@ -48,7 +43,7 @@ SYSTEMS = MetgStudy(
     parameter="pattern", default_systems=every_system, categorical=True,
     sweeps=lambda quick, cores: [Sweep("stencil_1d", "stencil_1d", {"pattern": "stencil_1d"})],
     full_minutes="~1 min per system (estimated, 3 repetitions)",
-    published=lambda shown: _paper().metg_at({"stencil_1d": ("stencil_1d", 1)}, shown))
+    published=lambda shown: published.metg_at({"stencil_1d": ("stencil_1d", 1)}, shown))
 
 RADICES = (0, 1, 3, 5, 7, 9)
 DEPENDENCIES = MetgStudy(
@@ -58,7 +53,7 @@ DEPENDENCIES = MetgStudy(
     parameter="radix", default_systems=default_systems,
     sweeps=lambda quick, cores: [Sweep(r, f"radix{r}", {"pattern": "nearest", "radix": r, "width": WIDE})
                                  for r in RADICES],
-    full_minutes="~30 min (estimated)", published=lambda shown: _paper().metg_vs_radix(RADICES, shown))
+    full_minutes="~30 min (estimated)", published=lambda shown: published.metg_vs_radix(RADICES, shown))
 
 PATTERNS = (("trivial", None), ("stencil_1d", None), ("fft", None), ("tree", None), ("nearest", 5),
             ("spread", 5), ("random_nearest", 5))
@@ -71,7 +66,7 @@ PATTERNS_STUDY = MetgStudy(
                                        {"pattern": p, "radix": r, "width": WIDE}) for p, r in PATTERNS],
     full_minutes="~35 min (estimated)",
     # The paper's Fig. 9a-c at 1 node (its nearest and spread have 5 dependencies per task) and fft.
-    published=lambda shown: _paper().metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1),
+    published=lambda shown: published.metg_at({"stencil_1d": ("stencil_1d", 1), "fft": ("fft", 1),
                                               "nearest r5": ("nearest", 1), "spread r5": ("spread", 1)}, shown))
 
 GRAPHS = (1, 2, 4)
@@ -83,7 +78,7 @@ GRAPHS_STUDY = MetgStudy(
     sweeps=lambda quick, cores: [Sweep(g, f"graphs{g}", {"pattern": "nearest", "radix": 5, "width": WIDE, "graphs": g})
                                  for g in GRAPHS],
     full_minutes="~20 min (estimated)",
-    published=lambda shown: _paper().metg_at({1: ("nearest", 1), 4: ("nearest", 4)}, shown))
+    published=lambda shown: published.metg_at({1: ("nearest", 1), 4: ("nearest", 4)}, shown))
 
 OUTPUT_BYTES_FULL = (16, 64, 256, 1024, 4096, 16384, 65536)
 OUTPUT_BYTES_QUICK = (16, 1024, 65536)
@@ -103,7 +98,7 @@ COMMUNICATION_NODES = 64  # the paper's Fig. 11
 def _published_communication(shown) -> list:
     """The paper's Fig. 11 runs (spread, 4 graphs) at 64 Cori nodes: its METG per output size."""
     return [(f"{label}, {COMMUNICATION_NODES} nodes, 4 graphs", points) for label, points in
-            _paper().metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES, shown)]
+            published.metg_vs("communication", OUTPUT_BYTES_FULL, "spread", 4, COMMUNICATION_NODES, shown)]
 
 
 # The output sizes the paper published for MPI at 16, 64 and 256 nodes (sc20-communication.csv): a
@@ -116,7 +111,7 @@ PUBLISHED_OUTPUT_BYTES = (16, 256, 4096, 65536)
 def _published_communication_at(values, nodes: int, shown) -> list:
     """The paper's Fig. 11 series at one node count (4 graphs, whatever graphs the study runs)."""
     return [(f"{label}, 4 graphs", points)
-            for label, points in _paper().metg_vs("communication", values, "spread", 4, nodes, shown)]
+            for label, points in published.metg_vs("communication", values, "spread", 4, nodes, shown)]
 
 
 COMMUNICATION = MetgStudy(
