@@ -155,6 +155,17 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
     assert params["simulation"]["nodes"] == 2 and params["width"] == 8 and params["reps"] == 1
     nodes = {row[0] for row in con.execute("SELECT nodes FROM runs WHERE campaign='sim-2n' AND status='ok'")}
     assert nodes == {2}
+    # Run again, every campaign is replayed: the time to simulate is its stored runs', not the replay's.
+    again = taskbench("-q", "metg", "mpi_p2p", "--simulate", "small", "--nodes", "1,2", "--steps", "20",
+                      "--campaign", "sim", "--reference", "sc20", tmp_path=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    lines = again.stdout.strip().splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("nodes\tsystem\tsimulated METG")))
+    replayed = [line.split("\t") for line in lines[header + 1:]]
+    assert [float(r[2]) for r in replayed] == metgs
+    stored = [con.execute("SELECT SUM(wall_seconds) FROM runs WHERE campaign=?", (f"sim-{n}n",)).fetchone()[0]
+              for n in (1, 2)]
+    assert [float(r[4]) for r in replayed] == pytest.approx(stored, rel=1e-3)
 
 
 def test_a_simulated_sweep_bisects_from_the_previous_node_counts_crossing(tmp_path):

@@ -59,11 +59,19 @@ def main(args, ctx) -> int:
         # No trace: its times would be this machine's.
         analysis, stats = sweep(ctx, params, name=name, resume=name if ctx.store.has_campaign(name) else None)
         wall = time.perf_counter() - started
-        ctx.console.note(f"simulated in {units.seconds(wall)} of wall time")
+        if stats.executed == 0 and stats.reused:  # replayed: the time to simulate is its stored runs'
+            wall = sum(run["wall_seconds"] or 0.0 for run in ctx.store.runs(name))
+            ctx.console.note(f"{units.count(nodes, 'node')}: replayed from the store; its runs took "
+                             f"{units.seconds(wall)} of wall time to simulate")
+        else:
+            ctx.console.note(f"{units.count(nodes, 'node')} simulated in {units.seconds(wall)} of wall time")
         status = max(status, exit_status(ctx, analysis, stats, args.strict))
         results.append((nodes, analysis, wall))
         seeds = crossings(analysis)
     ctx.console.table(*against_nodes_table(platform.name, results, args.reference, ctx.registry, ctx.console.quiet))
+    if len(results) > 1:
+        ctx.console.note(f"{len(results)} node counts simulated in {units.seconds(sum(w for _, _, w in results))} "
+                         "of wall time")
     if args.html:
         written = report.write_report(ctx.store, args.html, [a.name for _, a, _ in results], ctx.console,
                                       reference_nodes=node_counts if args.reference else None)
