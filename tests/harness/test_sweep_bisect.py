@@ -18,7 +18,7 @@ from taskbench.measure.sweep.bisect import Bisection, crossing_iter, expected_ru
 from taskbench.measure.sweep.adaptive import AdaptivePlanner  # noqa: E402
 
 
-def drive(plan, p, overhead=2e-6, fail_at=None, peak_flops=PEAK):
+def drive(plan, p, overhead=2e-6, fail_at=None, peak_flops=PEAK, fail_status="failed"):
     """Runs a plan to completion on the synthetic machine; (the -iter of each run in order, planner)."""
     planner = plan(p, PeakTable("compute_bound", [{"status": "ok", "cores": 1, "flops_per_second": peak_flops}],
                                 processors={}))
@@ -28,7 +28,7 @@ def drive(plan, p, overhead=2e-6, fail_at=None, peak_flops=PEAK):
             for unit in pending:
                 order.append(unit[1])
                 run = synthetic_run(*unit, overhead=overhead)
-                planner.add_try(unit, {"status": "failed"} if unit[1] == fail_at else run)
+                planner.add_try(unit, {"status": fail_status} if unit[1] == fail_at else run)
         planner.finish(batch)
     return order, planner
 
@@ -108,6 +108,14 @@ def test_a_start_size_under_the_threshold_stops_and_says_why():
 def test_a_failed_probe_stops_the_bisection_with_its_size():
     runs, bisection = drive(Bisection, params(), 2e-6, fail_at=256)
     assert runs[-1] == 256 and "-iter 256 failed" in bisection.states["a"].note
+    assert "every repetition failed" in bisection.states["a"].note
+
+
+def test_a_probe_past_the_timeout_is_said_to_be_the_timeout_not_a_deterministic_failure():
+    """A timeout depends on this machine (its load, the --timeout), even for a simulated run."""
+    runs, bisection = drive(Bisection, params(), 2e-6, fail_at=256, fail_status="timeout")
+    assert runs[-1] == 256 and "a longer --timeout" in bisection.states["a"].note
+    assert "same way every time" not in bisection.states["a"].note
 
 
 def test_a_replay_over_the_same_results_plans_the_same_runs():

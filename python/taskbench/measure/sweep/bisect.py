@@ -117,8 +117,11 @@ class Bisection(AdaptivePlanner):
         None where every repetition failed."""
         effs = self._level_efficiencies(state.name, self.grid[index])
         if not effs:
-            state.note = (f"the bisection stopped: -iter {self.grid[index]} failed (a simulated run fails the "
-                          "same way every time)")
+            statuses = {run.get("status") for run in self._level(state.name, self.grid[index])}
+            why = ("it ran past --timeout on this machine: a longer --timeout may finish it" if "timeout" in statuses
+                   else "a simulated run fails the same way every time" if self.params.simulation
+                   else "every repetition failed: the failures say why")
+            state.note = f"the bisection stopped: -iter {self.grid[index]} failed ({why})"
             return None
         return statistics.median(effs) >= self.params.threshold
 
