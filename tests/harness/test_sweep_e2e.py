@@ -150,6 +150,25 @@ def test_metg_vs_dependencies_figure_from_nearest_campaigns(cli, bin_dir, tmp_pa
     assert "METG vs dependencies per task" in (tmp_path / "deps.html").read_text()
 
 
+def _descendants_running(pid: int, program: str) -> bool:
+    """Whether a descendant of pid runs `program` (read from /proc: children, then cmdline)."""
+    from pathlib import Path
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                pending += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+        try:
+            if Path(f"/proc/{parent}/cmdline").read_bytes().split(b"\0")[0].decode() == program:
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def test_sigterm_kills_the_running_benchmark(tmp_path, bin_dir):
     import os
     import signal
@@ -162,7 +181,13 @@ def test_sigterm_kills_the_running_benchmark(tmp_path, bin_dir):
     proc = subprocess.Popen([sys.executable, "-m", "taskbench", "--db", str(tmp_path / "t.db"), "-q",
                              "run", "serial", "-steps", "100000", "-kernel", "compute_bound",
                              "-iter", "100000"], env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    # SIGTERM once the benchmark runs: sent earlier (a loaded machine may take seconds to start
+    # Python and the harness), it would meet Python's default handler, not the harness's.
+    deadline = time.monotonic() + 60
+    while not _descendants_running(proc.pid, str(bin_dir / "serial")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.05)
+    time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=20) == 130
     assert "interrupted" in proc.stderr.read()
