@@ -133,14 +133,19 @@ def taskbench(*args, tmp_path):
                           capture_output=True, text=True, timeout=300, env=dict(ENV, PYTHONPATH=str(ROOT / "python")))
 
 
-def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simulated(tmp_path):
-    binary("mpi_p2p_smpi")
+def _metg_against_nodes(tmp_path) -> list[list[str]]:
+    """`metg --simulate small --nodes 1,2` (campaign "sim"): the rows of its table against nodes."""
     out = taskbench("-q", "metg", "mpi_p2p", "--simulate", "small", "--nodes", "1,2", "--steps", "20",
                     "--campaign", "sim", "--reference", "sc20", tmp_path=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     header = lines.index(next(line for line in lines if line.startswith("nodes\tsystem\tsimulated METG")))
-    rows = [line.split("\t") for line in lines[header + 1:]]
+    return [line.split("\t") for line in lines[header + 1:]]
+
+
+def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simulated(tmp_path):
+    binary("mpi_p2p_smpi")
+    rows = _metg_against_nodes(tmp_path)
     assert [(r[0], r[1]) for r in rows] == [("1", "mpi_p2p_smpi"), ("2", "mpi_p2p_smpi")]
     metgs = [float(r[2]) for r in rows]
     assert all(1e-7 < m < 1e-3 for m in metgs)
@@ -156,12 +161,7 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
     nodes = {row[0] for row in con.execute("SELECT nodes FROM runs WHERE campaign='sim-2n' AND status='ok'")}
     assert nodes == {2}
     # Run again, every campaign is replayed: the time to simulate is its stored runs', not the replay's.
-    again = taskbench("-q", "metg", "mpi_p2p", "--simulate", "small", "--nodes", "1,2", "--steps", "20",
-                      "--campaign", "sim", "--reference", "sc20", tmp_path=tmp_path)
-    assert again.returncode == 0, again.stdout + again.stderr
-    lines = again.stdout.strip().splitlines()
-    header = lines.index(next(line for line in lines if line.startswith("nodes\tsystem\tsimulated METG")))
-    replayed = [line.split("\t") for line in lines[header + 1:]]
+    replayed = _metg_against_nodes(tmp_path)
     assert [float(r[2]) for r in replayed] == metgs
     stored = [con.execute("SELECT SUM(wall_seconds) FROM runs WHERE campaign=?", (f"sim-{n}n",)).fetchone()[0]
               for n in (1, 2)]
