@@ -5,9 +5,9 @@ stencil_1d (width 2): the start and end take about 1.5 µs, and the METG read 24
 144 ns at 100 and 106 ns at 1000 (docs/harness.md, "Few steps").
 
 After a sweep of fewer than the paper's 1000 steps, each system's fixed cost is measured: a few
-one-step runs at the size of the sweep's run nearest its METG (runs not stored: a question about
-the sweep, not a measurement of its own), and with that run's time the fixed cost and the time of a
-step follow. A share above WARN_SHARE is a warning with its figure and the steps that bring it under.
+one-step runs and a few runs of the sweep's steps, in turn, at the size of the sweep's run nearest
+its METG (runs not stored: a question about the sweep, not a measurement of its own); from the
+fastest of each the fixed cost and the time of a step follow. A share above WARN_SHARE is a warning with its figure and the steps that bring it under.
 """
 
 from __future__ import annotations
@@ -49,17 +49,22 @@ def _nearest_run(curve, metg: float) -> dict | None:
     return min(ok, key=lambda r: abs(math.log(r["granularity_seconds"] / metg)), default=None)
 
 
-def _elapsed_of_few_steps(system, params, iterations: int, few: int) -> float | None:
+def _fastest_elapsed(system, params, iterations: int, steps: tuple[int, ...]) -> list[float | None]:
+    """The fastest of TRIES runs at each of `steps`, taken in turn (steps[0], steps[1], steps[0], ...)
+    so that a slow spell of the machine falls on both: the sweep's own run at the METG is one
+    sample, and a load that slowed it alone would read as a larger step and hide the fixed cost."""
     flags = params.flags(iterations)
-    flags = [str(few) if i and flags[i - 1] == "-steps" else flag for i, flag in enumerate(flags)]  # every graph's
-    times = []
     options = campaign.sweep_options(system, params)
+    times: list[list[float]] = [[] for _ in steps]
     for _ in range(TRIES):
-        outcome = run_once(system, flags, options, timeout=params.timeout)
-        elapsed = outcome.metrics.get("elapsed_seconds")
-        if outcome.ok and elapsed:
-            times.append(elapsed)
-    return min(times, default=None)
+        for i, count in enumerate(steps):
+            # every graph's -steps
+            these = [str(count) if j and flags[j - 1] == "-steps" else flag for j, flag in enumerate(flags)]
+            outcome = run_once(system, these, options, timeout=params.timeout)
+            elapsed = outcome.metrics.get("elapsed_seconds")
+            if outcome.ok and elapsed:
+                times[i].append(elapsed)
+    return [min(t, default=None) for t in times]
 
 
 def warn(ctx, analysis) -> None:
@@ -72,10 +77,10 @@ def warn(ctx, analysis) -> None:
         run = _nearest_run(curve, metg) if metg else None
         if run is None:
             continue
-        elapsed_few = _elapsed_of_few_steps(ctx.registry.get(name), params, run["iter"], few)
-        if elapsed_few is None:
+        elapsed, elapsed_few = _fastest_elapsed(ctx.registry.get(name), params, run["iter"], (params.steps, few))
+        if elapsed is None or elapsed_few is None:
             continue
-        fixed, step = fixed_cost(params.steps, run["elapsed_seconds"], few, elapsed_few)
+        fixed, step = fixed_cost(params.steps, elapsed, few, elapsed_few)
         part = share(fixed, step, params.steps)
         if part <= WARN_SHARE:
             continue
@@ -83,6 +88,6 @@ def warn(ctx, analysis) -> None:
         advice = f"give --steps {enough} or more" if enough else "more --steps would not bring it under"
         ctx.console.warn(
             f"{name}: each run's timed region starts and ends in {units.seconds(fixed)} whatever its steps, "
-            f"{units.percent(part)} of a run at the METG ({units.seconds(run['elapsed_seconds'])} at -iter "
+            f"{units.percent(part)} of a run at the METG ({units.seconds(elapsed)} at -iter "
             f"{run['iter']}, {units.count(params.steps, 'step')}): the METG counts it as overhead; {advice} "
             f"(under {units.percent(WARN_SHARE)})")
