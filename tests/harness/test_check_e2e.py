@@ -156,6 +156,18 @@ def test_the_same_build_as_baseline_is_refused(cli, bin_dir):
     assert code == 2 and "the same binary as the candidate's" in err
 
 
+def test_a_build_whose_binary_links_to_the_candidates_is_refused(cli, bin_dir, tmp_path):
+    """A worktree's build is often a link to the checkout's: reached by another path, the file is the
+    same one, and a check of it against itself ran a whole campaign to say "unchanged"."""
+    if not (bin_dir / "native").is_file():
+        pytest.skip("native is not built")
+    other = tmp_path / "linked" / "bin"
+    other.mkdir(parents=True)
+    (other / "native").symlink_to(bin_dir / "native")
+    code, _, err = cli("-q", "check", "native", "--baseline-build", str(other.parent), "--quick", "--no-metg")
+    assert code == 2 and "the same binary as the candidate's" in err, err
+
+
 def test_native_against_a_copy_of_its_build_runs_interleaved(cli, bin_dir, tmp_path):
     """The real runtime: its baseline is another folder's binary (a copy), both run here."""
     if not (bin_dir / "native").is_file():

@@ -15,6 +15,7 @@ the same (verdicts.py)."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from taskbench.check.sampling import FULL, QUICK, Sampler
 from taskbench.check.verdicts import Cell, confirm, extend, judge
@@ -98,7 +99,8 @@ def _baseline_system(registry, build_dir: str, name: str) -> str:
     other = Registry(layout).get(name)
     if not other.available:
         raise UserError(f"--baseline-build {build_dir}: {name} cannot run from it: {other.reason}", EXIT_USAGE)
-    if other.binary_path == registry.get(name).binary_path:
+    # the same file however it is reached: a build folder behind a symlink (a worktree's) is no other build
+    if Path(other.binary_path).resolve() == Path(registry.get(name).binary_path).resolve():
         raise UserError(f"--baseline-build {build_dir}: the same binary as the candidate's ({other.binary_path}): "
                         "give another build", EXIT_USAGE)
     baseline = copy.copy(other)
