@@ -6,6 +6,7 @@ the published figure.
 
   bench/simulation_sensitivity.py noise 1000:25e-6 10000:25e-6 --nodes 64,128
   bench/simulation_sensitivity.py injection 16e9 --nodes 64,128
+  bench/simulation_sensitivity.py noise 37408:4.6e-6 --pattern nearest --radix 5 --nodes 2,4,8,64
 
 Levels: noise RATE:SECONDS (detours per second on a node, seconds each); injection BYTES_PER_S
 (a node's NIC). Each level is a campaign of `taskbench metg --simulate` on a switched copy of
@@ -57,18 +58,23 @@ def main() -> int:
     p.add_argument("levels", nargs="+")
     p.add_argument("--nodes", default="64,128")
     p.add_argument("--steps", default="100")
+    p.add_argument("--pattern", default="stencil_1d", help="the graph's pattern (taskbench metg --pattern)")
+    p.add_argument("--radix", help="its dependencies per task (taskbench metg --radix)")
     p.add_argument("--folder", type=Path, default=Path("sensitivity"), help="where the switched platforms go")
     p.add_argument("--db", help="the store (taskbench --db); default the harness's")
     args = p.parse_args()
     lines = [f"| {args.switch} level | nodes | simulated METG | published | simulated / published | wall time |",
              "|---|---|---|---|---|---|"]
+    graph = ["--pattern", args.pattern, *(["--radix", args.radix] if args.radix else [])]
+    # one campaign name per level and graph: a store can hold the stencil's and nearest's levels
+    graph_name = "" if args.pattern == "stencil_1d" else f"-{args.pattern}{args.radix or ''}"
     for level in args.levels:
         name, switched = switches(args.switch, level)
         platform = write_switched("cori", args.folder, f"cori+{name}", source=f"{SOURCES[args.switch]}: {level}",
                                   **switched)
         command = [sys.executable, "-m", "taskbench", *(["--db", args.db] if args.db else []), "-q", "metg", "mpi_p2p",
-                   "--simulate", str(platform.path), "--nodes", args.nodes, "--steps", args.steps, "--timeout", "1800",
-                   "--reference", "sc20", "--campaign", f"sens-{name}"]
+                   "--simulate", str(platform.path), "--nodes", args.nodes, "--steps", args.steps, *graph,
+                   "--timeout", "1800", "--reference", "sc20", "--campaign", f"sens-{name}{graph_name}"]
         started = time.perf_counter()
         out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
