@@ -7,7 +7,8 @@ stencil_1d (width 2): the start and end take about 1.5 µs, and the METG read 24
 After a sweep of fewer than the paper's 1000 steps, each system's fixed cost is measured: a few
 one-step runs and a few runs of the sweep's steps, in turn, at the size of the sweep's run nearest
 its METG (runs not stored: a question about the sweep, not a measurement of its own); from the
-fastest of each the fixed cost and the time of a step follow. A share above WARN_SHARE is a warning with its figure and the steps that bring it under.
+fastest of each the fixed cost and the time of a step follow. A share above WARN_SHARE is a
+warning with its figure and the steps that bring it under.
 """
 
 from __future__ import annotations
@@ -54,12 +55,12 @@ def _fastest_elapsed(system, params, iterations: int, steps: tuple[int, ...]) ->
     so that a slow spell of the machine falls on both: the sweep's own run at the METG is one
     sample, and a load that slowed it alone would read as a larger step and hide the fixed cost."""
     flags = params.flags(iterations)
+    per_count = [[str(count) if j and flags[j - 1] == "-steps" else flag for j, flag in enumerate(flags)]
+                 for count in steps]  # every graph's -steps
     options = campaign.sweep_options(system, params)
     times: list[list[float]] = [[] for _ in steps]
     for _ in range(TRIES):
-        for i, count in enumerate(steps):
-            # every graph's -steps
-            these = [str(count) if j and flags[j - 1] == "-steps" else flag for j, flag in enumerate(flags)]
+        for i, these in enumerate(per_count):
             outcome = run_once(system, these, options, timeout=params.timeout)
             elapsed = outcome.metrics.get("elapsed_seconds")
             if outcome.ok and elapsed:
