@@ -26,7 +26,7 @@ def test_a_simulated_communication_study_sweeps_each_output_size_on_the_platform
     assert parent["simulated"]["platform"] == "small" and parent["simulated"]["nodes"] == [2]
     assert [s["label"] for s in parent["sweeps"]] == ["output16_2n", "output1024_2n", "output65536_2n"]
     children = con.execute("SELECT name, machine_id, params FROM campaigns WHERE name LIKE 'comm-%' "
-                           "ORDER BY created, name").fetchall()
+                           "ORDER BY created, rowid").fetchall()  # created is to the second
     assert [c[0] for c in children] == ["comm-output16_2n", "comm-output1024_2n", "comm-output65536_2n"]
     first, second = json.loads(children[0][2]), json.loads(children[1][2])
     for name, machine, params in children:

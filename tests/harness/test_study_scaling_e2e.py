@@ -21,7 +21,7 @@ def test_study_scaling_quick_metg_vs_cores_and_the_floor(cli, bin_dir, tmp_path)
     assert code == 0, err
     counts = [1] + [c for c in (2, 4, 8, 16, 32, 64, 128) if c < available_cores()] + [available_cores()]
     con = sqlite3.connect(cli.db)
-    campaigns = con.execute("SELECT name, kind, status, machine FROM campaigns ORDER BY created").fetchall()
+    campaigns = con.execute("SELECT name, kind, status, machine FROM campaigns ORDER BY created, rowid").fetchall()
     assert [(n, k, s) for n, k, s, _ in campaigns] == (
         [("sc", "study", "done")] + [(f"sc-cores{c}", "metg", "done") for c in counts])
     machine = {n: json.loads(m) for n, _, _, m in campaigns}
