@@ -149,6 +149,7 @@ def test_metg_simulate_sweeps_a_campaign_per_node_count_and_stores_them_as_simul
     assert [(r[0], r[1]) for r in rows] == [("1", "mpi_p2p_smpi"), ("2", "mpi_p2p_smpi")]
     metgs = [float(r[2]) for r in rows]
     assert all(1e-7 < m < 1e-3 for m in metgs)
+    assert [r[3] for r in rows] == ["none: deterministic (1 repetition)"] * 2  # one run answers a simulation
     # the paper's row that mpi_p2p runs (registry paper_system): its MPI, stencil_1d
     assert [(r[5], r[6]) for r in rows] == [("MPI", "4.583e-06"), ("MPI", "7.785e-06")]
     import sqlite3

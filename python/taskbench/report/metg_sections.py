@@ -131,9 +131,9 @@ def metg_summary(analyses) -> str:
             + html_table(["campaign", "created", "graph", "answer"], rows, "cards"))
 
 
-def _notes(curve, kernel: str) -> list[str]:
+def _notes(curve, params) -> list[str]:
     """A system's notes, why its METG is unreliable first, said as the console's warning says it."""
-    notes = system_notes(curve, kernel)
+    notes = system_notes(curve, params.kernel, simulated=bool(getattr(params, "simulation", None)))
     if curve.summary.unreliable:  # system_notes puts it first
         notes[0] = f"METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}"
     return notes
@@ -147,7 +147,7 @@ def metg_table_html(analysis, anchor: str) -> str:
     about: dict[str, list[str]] = {}  # note -> the systems it concerns
     for row, curve in zip(rows, analysis.curves.values()):
         own = []
-        for note in _notes(curve, analysis.params.kernel):
+        for note in _notes(curve, analysis.params):
             keys.setdefault(note, len(keys) + 1)
             about.setdefault(note, []).append(curve.system)
             own.append(keys[note])

@@ -32,7 +32,7 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     for name, curve in analysis.curves.items():
         s = curve.summary
         best = max((pt.efficiency for pts in curve.reps.values() for pt in pts if pt.ok), default=None)
-        notes = system_notes(curve, p.kernel)
+        notes = system_notes(curve, p.kernel, simulated=bool(getattr(p, "simulation", None)))
         reps = f"{len(s.values)} + {len(curve.reps) - len(s.values)}" if len(curve.reps) > len(s.values) \
             else str(len(s.values))
         if numeric:
@@ -45,14 +45,16 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
-def system_notes(curve, kernel: str) -> list[str]:
-    """What a row's notes say: why it is unreliable first, then the rest."""
+def system_notes(curve, kernel: str, simulated: bool = False) -> list[str]:
+    """What a row's notes say: why it is unreliable first, then the rest. A simulated campaign
+    runs once by design: the simulation gives the same figure every time (docs/simulation.md)."""
     s = curve.summary
     notes = [w for w in s.warnings if w not in s.unreliable]
     if s.seconds is None:
         notes.insert(0, s.text_status)
     elif s.low is None:
-        notes.insert(0, "no interval: one repetition")
+        notes.insert(0, "no interval: one repetition of a deterministic simulation" if simulated
+                     else "no interval: one repetition")
     if s.unreliable:
         notes.insert(0, f"UNRELIABLE: {'; '.join(s.unreliable)}")
     if s.placements and not s.unreliable:
@@ -152,7 +154,7 @@ def against_nodes_table(platform: str, results, reference: str | None, registry,
         for system, curve in analysis.curves.items():
             s = curve.summary
             if s.low is None:
-                interval = f"none ({units.count(analysis.params.reps, 'repetition')})"
+                interval = f"none: deterministic ({units.count(analysis.params.reps, 'repetition')})"
             else:
                 interval = f"{s.low}-{s.high}" if quiet else units.seconds_interval(s.seconds, s.low, s.high)
             row = [nodes, system, figures.seconds(s.seconds) if s.seconds is not None else s.text_status + s.mark,
