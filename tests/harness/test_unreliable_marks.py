@@ -53,6 +53,16 @@ def test_compare_says_differ_only_where_the_intervals_do_not_overlap():
     assert compare.compare_rows(a, single)[0][0][5:] == ["2.00x", "— (no interval)"]
 
 
+def test_an_interval_the_data_leave_open_leaves_the_ratio_open_not_a_division_by_zero():
+    """A bootstrap interval whose resamples found no crossing is (0, infinity): B/A's range is
+    then unbounded above, never told apart (a ZeroDivisionError before this test)."""
+    open_a = campaign("a", native=curve("native", 1e-6, low=0.0, high=float("inf")))
+    b = campaign("b", native=curve("native", 2e-6))
+    assert compare.compare_rows(open_a, b)[0][0][5:] == ["2.00x (0.00–unbounded)", "not told apart"]
+    assert compare.compare_rows(b, open_a)[0][0][5:] == ["0.50x (0.00–unbounded)", "not told apart"]
+    assert compare.compare_rows(open_a, b, raw=True)[0][0][5:8] == [2.0, 0.0, float("inf")]
+
+
 def test_predict_refuses_an_unreliable_stored_metg(monkeypatch):
     store = SimpleNamespace(campaigns=lambda kind: [{"name": "b", "params": {"systems": ["native"]}}])
     ctx = SimpleNamespace(store=store, read_only=False,

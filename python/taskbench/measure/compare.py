@@ -13,6 +13,7 @@ fine-grained METGs measure different machines)."""
 
 from __future__ import annotations
 
+import math
 import statistics
 
 from taskbench import units
@@ -29,10 +30,12 @@ def _cell(curve, absent: str, raw: bool):
 
 
 def ratio_range(a, b) -> tuple[float, float | None, float | None]:
-    """B/A and the range the two 95% intervals allow (None where either has none)."""
+    """B/A and the range the two 95% intervals allow (None where either has none). An interval
+    the data leave open (low 0, high infinite: measure/metg/fit.py) leaves the range open too."""
     if None in (a.low, a.high, b.low, b.high):
         return b.seconds / a.seconds, None, None
-    return b.seconds / a.seconds, b.low / a.high, b.high / a.low
+    high = math.inf if a.low <= 0 or math.isinf(b.high) else b.high / a.low
+    return b.seconds / a.seconds, b.low / a.high, high
 
 
 def ratio_text(ratio: float, low: float | None, high: float | None) -> tuple[str, str]:
@@ -40,7 +43,8 @@ def ratio_text(ratio: float, low: float | None, high: float | None) -> tuple[str
     intervals allow (ratio_range); told apart only where that range excludes 1."""
     if low is None:
         return f"{ratio:.2f}x", "— (no interval)"
-    return f"{ratio:.2f}x ({low:.2f}–{high:.2f})", "differ" if low > 1 or high < 1 else "not told apart"
+    upper = "unbounded" if math.isinf(high) else f"{high:.2f}"
+    return f"{ratio:.2f}x ({low:.2f}–{upper})", "differ" if low > 1 or high < 1 else "not told apart"
 
 
 def compare_rows(a, b, allow_unreliable: bool = False, raw: bool = False) -> tuple[list[list], list[str]]:
