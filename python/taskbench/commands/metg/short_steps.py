@@ -86,9 +86,14 @@ def warn(ctx, analysis) -> None:
         if part <= WARN_SHARE:
             continue
         enough = steps_for(fixed, step)
-        advice = f"give --steps {enough} or more" if enough else "more --steps would not bring it under"
+        if step <= 0:  # the sweep's steps ran no slower than one: a step here is lost in the runs' noise
+            advice = (f"a step at this size is too short to time apart from them ({units.count(few, 'step')} ran "
+                      f"as fast as {params.steps}), so give --steps {PAPER_STEPS} or more, the paper's")
+        elif enough:
+            advice = f"give --steps {enough} or more (under {units.percent(WARN_SHARE)})"
+        else:
+            advice = f"even --steps {SUGGESTED[-1]} would not bring it under {units.percent(WARN_SHARE)}"
         ctx.console.warn(
             f"{name}: each run's timed region starts and ends in {units.seconds(fixed)} whatever its steps, "
             f"{units.percent(part)} of a run at the METG ({units.seconds(elapsed)} at -iter "
-            f"{run['iter']}, {units.count(params.steps, 'step')}): the METG counts it as overhead; {advice} "
-            f"(under {units.percent(WARN_SHARE)})")
+            f"{run['iter']}, {units.count(params.steps, 'step')}): the METG counts it as overhead; {advice}")
