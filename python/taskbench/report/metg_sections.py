@@ -133,7 +133,7 @@ def metg_summary(analyses) -> str:
 
 def _notes(curve, params) -> list[str]:
     """A system's notes, why its METG is unreliable first, said as the console's warning says it."""
-    notes = system_notes(curve, params.kernel, simulated=bool(getattr(params, "simulation", None)))
+    notes = system_notes(curve, params)
     if curve.summary.unreliable:  # system_notes puts it first
         notes[0] = f"METG UNRELIABLE, not a result: {'; '.join(curve.summary.unreliable)}"
     return notes

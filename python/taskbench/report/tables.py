@@ -32,7 +32,7 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     for name, curve in analysis.curves.items():
         s = curve.summary
         best = max((pt.efficiency for pts in curve.reps.values() for pt in pts if pt.ok), default=None)
-        notes = system_notes(curve, p.kernel, simulated=bool(getattr(p, "simulation", None)))
+        notes = system_notes(curve, p)
         reps = f"{len(s.values)} + {len(curve.reps) - len(s.values)}" if len(curve.reps) > len(s.values) \
             else str(len(s.values))
         if numeric:
@@ -45,9 +45,10 @@ def metg_table(analysis, numeric: bool = False) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
-def system_notes(curve, kernel: str, simulated: bool = False) -> list[str]:
+def system_notes(curve, params) -> list[str]:
     """What a row's notes say: why it is unreliable first, then the rest. A simulated campaign
     runs once by design: the simulation gives the same figure every time (docs/simulation.md)."""
+    kernel, simulated = params.kernel, getattr(params, "simulation", None) is not None
     s = curve.summary
     notes = [w for w in s.warnings if w not in s.unreliable]
     if s.seconds is None:
